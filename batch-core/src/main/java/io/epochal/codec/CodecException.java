@@ -1,0 +1,19 @@
+package io.epochal.codec;
+
+/**
+ * A {@link Codec} could not encode a value or decode bytes: the bytes are garbage, truncated, carry trailing data,
+ * were written by another format, or the value has a type the codec cannot represent (for example a class that was
+ * not registered with a Kryo codec). The message says which; durable stores wrap it into their own corruption error
+ * naming the table, key and txid.
+ */
+public class CodecException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public CodecException(String message) {
+    super(message);
+  }
+
+  public CodecException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

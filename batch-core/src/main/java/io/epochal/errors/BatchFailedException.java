@@ -1,0 +1,22 @@
+package io.epochal.errors;
+
+/**
+ * A batch kept failing after the retry policy was exhausted. The pipeline stopped; nothing of the batch is
+ * committed and no later batch was committed either. The cause is the last attempt's failure.
+ */
+public final class BatchFailedException extends EpochalException {
+  private static final long serialVersionUID = 1L;
+  private final long txid;
+  private final int attempts;
+
+  public BatchFailedException(String pipeline, long txid, int attempts, Throwable cause) {
+    super("Pipeline '" + pipeline + "' stopped: batch txid " + txid + " failed " + attempts
+        + " attempt(s); last failure: " + cause, cause);
+    this.txid = txid;
+    this.attempts = attempts;
+  }
+
+  public long txid() { return txid; }
+
+  public int attempts() { return attempts; }
+}

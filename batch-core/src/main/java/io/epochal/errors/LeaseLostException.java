@@ -1,0 +1,13 @@
+package io.epochal.errors;
+
+/**
+ * The writer's lease was taken over by another worker: this writer is fenced off. Its commit failed and changed
+ * nothing. A fenced worker must stop; retrying with the same lease can never succeed.
+ */
+public final class LeaseLostException extends EpochalException {
+  private static final long serialVersionUID = 1L;
+
+  public LeaseLostException(String message) {
+    super(message);
+  }
+}

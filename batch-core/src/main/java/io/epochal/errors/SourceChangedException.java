@@ -1,0 +1,14 @@
+package io.epochal.errors;
+
+/**
+ * The input behind recorded spout metadata changed (a file truncated or rewritten under a recorded offset, a
+ * partition that disappeared). Replaying would emit different tuples under a txid that may already be applied,
+ * so the pipeline stops instead of skipping or re-reading silently.
+ */
+public final class SourceChangedException extends EpochalException {
+  private static final long serialVersionUID = 1L;
+
+  public SourceChangedException(String message) {
+    super(message);
+  }
+}

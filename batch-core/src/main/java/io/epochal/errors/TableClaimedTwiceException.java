@@ -1,0 +1,10 @@
+package io.epochal.errors;
+
+/** Two writers claim one state table. Each table has exactly one writer; readers use joiners. */
+public final class TableClaimedTwiceException extends EpochalException {
+  private static final long serialVersionUID = 1L;
+
+  public TableClaimedTwiceException(String path, String first, String second) {
+    super("State table " + path + " is claimed for writing by both " + first + " and " + second);
+  }
+}

@@ -1,0 +1,31 @@
+package io.epochal.pipeline;
+
+import io.epochal.state.MapState;
+import io.epochal.state.State;
+import io.epochal.state.StateFactory;
+
+/**
+ * A stream grouped by key: every record of one key is handled by the partition {@code farm_hash(key) mod partitions}.
+ *
+ * @param <K> the key type
+ * @param <T> the record type
+ */
+public interface GroupedStream<K, T> {
+
+  /**
+   * Aggregates the records of each key into a map state. The batch is pre-aggregated per key and partition first,
+   * so the state sees one {@code multiUpdate} per partition per batch, with one updater per key.
+   */
+  <V> MapStateRef<K, V> persistentAggregate(String name, StateFactory<? extends MapState<K, V>> factory,
+      CombinerAggregator<? super T, V> aggregator);
+
+  /** Folds the records of each key, in emission order, into a map state. */
+  <V> MapStateRef<K, V> persistentAggregate(String name, StateFactory<? extends MapState<K, V>> factory,
+      ReducerAggregator<? super T, V> aggregator);
+
+  /** Writes each partition's records (all keys of that partition) into a state. */
+  <S extends State> StateRef<S> partitionPersist(String name, StateFactory<S> factory, StateUpdater<S, T> updater);
+
+  /** Back to an ungrouped stream of the same records. */
+  Stream<T> toStream();
+}

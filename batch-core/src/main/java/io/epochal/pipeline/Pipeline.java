@@ -1,0 +1,52 @@
+package io.epochal.pipeline;
+
+/**
+ * A built pipeline: one source, a graph of operations and states, and a coordinator that cuts the input into
+ * batches numbered by txid (from 1, growing by 1), commits them strictly in txid order and replays a failed batch
+ * under the same txid. Build one with {@link #newBuilder(String)}.
+ *
+ * <p>A pipeline resumes after the last txid committed in its {@link io.epochal.store.CheckpointStore}: building a
+ * new pipeline with the same name over the same stores continues where a crashed one stopped.
+ *
+ * <p>{@code run} methods are synchronized: one caller runs the pipeline at a time. After a run throws, the pipeline
+ * refuses to run again; build a new one to resume.
+ */
+public interface Pipeline extends AutoCloseable {
+
+  /** Starts declaring a pipeline named {@code name} (the key of its checkpoint). */
+  static PipelineBuilder newBuilder(String name) {
+    return new PipelineBuilder(name);
+  }
+
+  /** The pipeline's name. */
+  String name();
+
+  /** The guarantee the pipeline was built for. */
+  Guarantee guarantee();
+
+  /**
+   * Runs batches until the spout has no new batch and every started batch is committed.
+   *
+   * @throws io.epochal.errors.BatchFailedException when a batch failed more often than the retry policy allows
+   * @throws io.epochal.errors.EpochalException for an error a replay cannot fix (state ahead of the coordinator,
+   *     invalid record, changed source, lost lease, corrupted state); nothing of the failing batch is committed
+   */
+  RunSummary runUntilIdle();
+
+  /**
+   * Runs until {@code maxBatches} more batches are committed or the spout is idle.
+   *
+   * @throws io.epochal.errors.BatchFailedException see {@link #runUntilIdle()}
+   */
+  RunSummary run(long maxBatches);
+
+  /** The last committed txid, 0 if none. */
+  long lastCommittedTxid();
+
+  /** Counters since the pipeline was built. */
+  PipelineMetrics metrics();
+
+  /** Stops worker threads, closes states that are {@link AutoCloseable} and the spout. Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,147 @@
+package io.epochal.pipeline;
+
+import io.epochal.pipeline.internal.Engine;
+import io.epochal.pipeline.internal.Graph;
+import io.epochal.spout.Spout;
+import io.epochal.store.CheckpointStore;
+import io.epochal.store.InMemoryCheckpointStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Declares a pipeline: settings, then one source and the operations on it, then {@link #build()}.
+ *
+ * <p>Each setting may be set once ({@link IllegalStateException} otherwise) and is validated at once
+ * ({@link IllegalArgumentException}). Settings must come before {@link #source}. {@link #build()} checks that the
+ * requested {@link Guarantee} is deliverable and never changes the builder. Not thread-safe.
+ */
+public final class PipelineBuilder {
+  private final String name;
+  private final Graph graph = new Graph();
+  private Integer partitions;
+  private Integer threads;
+  private Integer maxBatchesInFlight;
+  private RetryPolicy retryPolicy;
+  private Guarantee guarantee;
+  private CheckpointStore checkpointStore;
+  private Sleeper sleeper;
+  private final List<PipelineListener> listeners = new ArrayList<>();
+  private boolean sourced;
+
+  PipelineBuilder(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("pipeline name must not be blank");
+    }
+    this.name = name;
+  }
+
+  /** State partitions (default 1): keys are spread by {@code farm_hash(key) mod partitions}. */
+  public PipelineBuilder partitions(int partitions) {
+    requireUnset(this.partitions, "partitions");
+    requireBeforeSource("partitions");
+    requirePositive(partitions, "partitions");
+    this.partitions = partitions;
+    graph.partitions(partitions);
+    return this;
+  }
+
+  /** Worker threads for the process phase and per-partition commits (default 1: everything on the caller). */
+  public PipelineBuilder threads(int threads) {
+    requireUnset(this.threads, "threads");
+    requirePositive(threads, "threads");
+    this.threads = threads;
+    return this;
+  }
+
+  /** Batches whose processing may overlap (default 1); commits stay in txid order. */
+  public PipelineBuilder maxBatchesInFlight(int maxBatchesInFlight) {
+    requireUnset(this.maxBatchesInFlight, "maxBatchesInFlight");
+    requirePositive(maxBatchesInFlight, "maxBatchesInFlight");
+    this.maxBatchesInFlight = maxBatchesInFlight;
+    return this;
+  }
+
+  /** Retries of a failed batch (default {@link RetryPolicy#defaults()}). */
+  public PipelineBuilder retryPolicy(RetryPolicy retryPolicy) {
+    requireUnset(this.retryPolicy, "retryPolicy");
+    this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+    return this;
+  }
+
+  /** The required guarantee (default {@link Guarantee#EXACTLY_ONCE}); weaker ones are explicit opt-ins. */
+  public PipelineBuilder guarantee(Guarantee guarantee) {
+    requireUnset(this.guarantee, "guarantee");
+    this.guarantee = Objects.requireNonNull(guarantee, "guarantee");
+    return this;
+  }
+
+  /** Where committed txids and spout metadata live (default: a new {@link InMemoryCheckpointStore}). */
+  public PipelineBuilder checkpointStore(CheckpointStore checkpointStore) {
+    requireUnset(this.checkpointStore, "checkpointStore");
+    this.checkpointStore = Objects.requireNonNull(checkpointStore, "checkpointStore");
+    return this;
+  }
+
+  /** How the coordinator waits between retries (default {@link Sleeper#system()}); tests pass a virtual one. */
+  public PipelineBuilder sleeper(Sleeper sleeper) {
+    requireUnset(this.sleeper, "sleeper");
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+    return this;
+  }
+
+  /** Adds a listener (progress, metrics). */
+  public PipelineBuilder listener(PipelineListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+    return this;
+  }
+
+  /** Declares the pipeline's single source. */
+  public <T> Stream<T> source(Spout<T, ?> spout) {
+    Stream<T> stream = graph.source(spout);
+    sourced = true;
+    return stream;
+  }
+
+  /**
+   * Builds the pipeline and loads its checkpoint.
+   *
+   * @throws io.epochal.errors.GuaranteeNotDeliverableException if {@link Guarantee#EXACTLY_ONCE} is requested and
+   *     the spout, a state or the store cannot deliver it (the message names the spout, the state and the fix)
+   * @throws IllegalStateException if no source was declared
+   */
+  public Pipeline build() {
+    Graph.Snapshot snapshot = graph.snapshot();
+    Guarantee requested = guarantee == null ? Guarantee.EXACTLY_ONCE : guarantee;
+    Engine.validate(name, requested, snapshot);
+    Engine.Config config = new Engine.Config(name,
+        partitions == null ? 1 : partitions,
+        threads == null ? 1 : threads,
+        maxBatchesInFlight == null ? 1 : maxBatchesInFlight,
+        retryPolicy == null ? RetryPolicy.defaults() : retryPolicy,
+        requested,
+        checkpointStore == null ? new InMemoryCheckpointStore() : checkpointStore,
+        List.copyOf(listeners),
+        sleeper == null ? Sleeper.system() : sleeper);
+    return new Engine(config, snapshot);
+  }
+
+  private void requireBeforeSource(String setting) {
+    if (sourced) {
+      throw new IllegalStateException(setting + " must be set before source(...)");
+    }
+  }
+
+  private static void requireUnset(Object current, String setting) {
+    if (current != null) {
+      throw new IllegalStateException(setting + " was already set to " + current);
+    }
+  }
+
+  private static void requirePositive(int value, String setting) {
+    if (value < 1) {
+      throw new IllegalArgumentException(setting + " must be >= 1, was " + value);
+    }
+  }
+}

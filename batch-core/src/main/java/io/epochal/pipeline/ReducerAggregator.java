@@ -1,0 +1,17 @@
+package io.epochal.pipeline;
+
+/**
+ * A sequential aggregation folded over the records of a key, starting from the stored value or {@link #init()}.
+ * Cannot be pre-aggregated; the engine groups the batch's records by key and folds them in emission order. Pure.
+ *
+ * @param <T> the record type
+ * @param <V> the value type
+ */
+public interface ReducerAggregator<T, V> {
+
+  /** The value of a key that has none yet. */
+  V init();
+
+  /** Folds one record into a value; never null. */
+  V reduce(V current, T record);
+}

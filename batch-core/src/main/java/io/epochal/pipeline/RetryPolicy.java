@@ -1,0 +1,48 @@
+package io.epochal.pipeline;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How often a failed batch is retried, and how long the coordinator waits between attempts (exponential backoff,
+ * doubling from {@code initialBackoff} up to {@code maxBackoff}). When {@code maxAttempts} attempts of one txid have
+ * failed, the pipeline stops with {@link io.epochal.errors.BatchFailedException}: no batch is ever skipped.
+ *
+ * @param maxAttempts attempts per txid, at least 1
+ * @param initialBackoff wait after the first failed attempt, not negative
+ * @param maxBackoff the longest wait, not less than {@code initialBackoff}
+ */
+public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+
+  public RetryPolicy {
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
+    }
+    Objects.requireNonNull(initialBackoff, "initialBackoff");
+    Objects.requireNonNull(maxBackoff, "maxBackoff");
+    if (initialBackoff.isNegative() || maxBackoff.compareTo(initialBackoff) < 0) {
+      throw new IllegalArgumentException("backoff must satisfy 0 <= initial (" + initialBackoff + ") <= max ("
+          + maxBackoff + ")");
+    }
+  }
+
+  /** 10 attempts, backoff from 10 ms to 1 s. */
+  public static RetryPolicy defaults() {
+    return new RetryPolicy(10, Duration.ofMillis(10), Duration.ofSeconds(1));
+  }
+
+  /** {@code maxAttempts} attempts without waiting (for tests). */
+  public static RetryPolicy immediate(int maxAttempts) {
+    return new RetryPolicy(maxAttempts, Duration.ZERO, Duration.ZERO);
+  }
+
+  /** The wait after failed attempt number {@code attempt} (from 1). */
+  public Duration backoffAfter(int attempt) {
+    if (initialBackoff.isZero()) {
+      return Duration.ZERO;
+    }
+    int shift = Math.min(Math.max(attempt - 1, 0), 30);
+    Duration d = initialBackoff.multipliedBy(1L << shift);
+    return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
+  }
+}

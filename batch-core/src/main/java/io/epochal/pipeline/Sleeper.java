@@ -1,0 +1,22 @@
+package io.epochal.pipeline;
+
+import java.time.Duration;
+
+/**
+ * Waits between retries. Tests inject a virtual sleeper so that no test sleeps for real.
+ */
+@FunctionalInterface
+public interface Sleeper {
+
+  /** Waits for {@code duration}. */
+  void sleep(Duration duration) throws InterruptedException;
+
+  /** Sleeps with {@link Thread#sleep(long)}. */
+  static Sleeper system() {
+    return d -> {
+      if (!d.isZero()) {
+        Thread.sleep(d.toMillis(), (int) (d.toNanosPart() % 1_000_000));
+      }
+    };
+  }
+}

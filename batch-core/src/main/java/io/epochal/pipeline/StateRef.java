@@ -1,0 +1,15 @@
+package io.epochal.pipeline;
+
+import io.epochal.state.State;
+
+/**
+ * A state declared in a pipeline (by {@code persistentAggregate} or {@code partitionPersist}), usable by
+ * {@code stateQuery}.
+ *
+ * @param <S> the state type
+ */
+public interface StateRef<S extends State> {
+
+  /** The state's name, unique within the pipeline. */
+  String name();
+}

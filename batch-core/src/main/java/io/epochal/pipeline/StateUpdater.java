@@ -1,0 +1,19 @@
+package io.epochal.pipeline;
+
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.State;
+import java.util.List;
+
+/**
+ * Writes one partition's records of a batch into a state, between the state's {@code beginCommit} and
+ * {@code commit}. Called once per batch attempt per partition that received records, in txid order.
+ *
+ * @param <S> the state type
+ * @param <T> the record type
+ */
+@FunctionalInterface
+public interface StateUpdater<S extends State, T> {
+
+  /** @param records this partition's records of the batch, in emission order, never empty */
+  void updateState(S state, BatchAttempt batch, List<T> records);
+}

@@ -1,0 +1,725 @@
+package io.epochal.pipeline.internal;
+
+import io.epochal.errors.BatchFailedException;
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.GuaranteeNotDeliverableException;
+import io.epochal.errors.InvalidRecordException;
+import io.epochal.errors.LeaseLostException;
+import io.epochal.errors.SourceChangedException;
+import io.epochal.errors.StateAheadException;
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.pipeline.BatchReport;
+import io.epochal.pipeline.Guarantee;
+import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.PipelineListener;
+import io.epochal.pipeline.PipelineMetrics;
+import io.epochal.pipeline.RetryPolicy;
+import io.epochal.pipeline.RunSummary;
+import io.epochal.pipeline.Sleeper;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.spout.NonTransactionalSpout;
+import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.Spout;
+import io.epochal.spout.TransactionalSpout;
+import io.epochal.state.State;
+import io.epochal.state.StateContext;
+import io.epochal.store.Checkpoint;
+import io.epochal.store.CheckpointStore;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The coordinator and executor of a built pipeline.
+ *
+ * <p>Protocol, per batch: the coordinator fixes the batch's metadata (from the previous batch's, in txid order, on
+ * the coordinator thread), records it as pending for transactional spouts, emits it, and runs the stateless
+ * operations before the first state access (the process phase, possibly overlapping up to
+ * {@code maxBatchesInFlight} batches). Then, strictly in txid order, it runs the state operations (the commit
+ * phase: per partition, in parallel, {@code beginCommit → update → commit}, only for partitions with records) and
+ * records the batch as committed in the {@link CheckpointStore}. A failed attempt aborts every state, waits
+ * (backoff) and replays the same txid; for opaque and non-transactional spouts the batches in flight behind it are
+ * discarded and re-emitted after it, so no input range is ever emitted under two txids.
+ */
+public final class Engine implements Pipeline {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+  static final String MDC_TXID = "epochal.txid";
+
+  /** Engine settings fixed by the builder. */
+  public record Config(String name, int partitions, int threads, int maxBatchesInFlight, RetryPolicy retryPolicy,
+      Guarantee guarantee, CheckpointStore checkpointStore, List<PipelineListener> listeners, Sleeper sleeper) {
+  }
+
+  private final Config config;
+  private final List<Node> nodes;
+  private final Spout<Object, Object> spout;
+  private final Map<String, State[]> states = new HashMap<>();
+  private final ExecutorService pool;
+  private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+
+  private long committedTxid;
+  private Optional<Object> committedMeta;
+  private SortedMap<Long, byte[]> recoveredPending;
+  private boolean closed;
+  private boolean failed;
+
+  private long batchesCommitted;
+  private long failedAttempts;
+  private long recordsCommitted;
+  private long totalCommitNanos;
+  private long maxCommitNanos;
+
+  @SuppressWarnings("unchecked")
+  public Engine(Config config, Graph.Snapshot graph) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.nodes = graph.nodes();
+    this.spout = (Spout<Object, Object>) graph.spout();
+    for (Node node : nodes) {
+      if (node instanceof Node.StateNode s && s.writes) {
+        State[] parts = new State[config.partitions()];
+        for (int p = 0; p < parts.length; p++) {
+          parts[p] = Objects.requireNonNull(
+              s.factory.makeState(new StateContext(config.name(), s.stateName, p, parts.length)),
+              "state factory of '" + s.stateName + "' returned null");
+        }
+        states.put(s.stateName, parts);
+      }
+    }
+    this.pool = config.threads() > 1 ? Executors.newFixedThreadPool(config.threads(), daemonThreads(config.name()))
+        : null;
+    Checkpoint checkpoint = config.checkpointStore().load(config.name());
+    this.committedTxid = checkpoint.committedTxid();
+    this.committedMeta = checkpoint.hasCommitted()
+        ? Optional.of(spout.metadataCodec().decode(checkpoint.committedMetadata()))
+        : Optional.empty();
+    this.recoveredPending = checkpoint.pendingMetadata();
+    if (checkpoint.hasCommitted()) {
+      LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
+          committedTxid, recoveredPending.size());
+    }
+  }
+
+  /**
+   * Computes why an {@code EXACTLY_ONCE} pipeline could not deliver it, from the spout kind, each written state's
+   * kind, and whether the state commits atomically with the epoch.
+   *
+   * @return empty when exactly-once is deliverable
+   */
+  public static Optional<String> whyNotExactlyOnce(Graph.Snapshot graph) {
+    Spout<?, ?> spout = graph.spout();
+    for (Node node : graph.nodes()) {
+      if (!(node instanceof Node.StateNode s) || !s.writes) {
+        continue;
+      }
+      String state = "state '" + s.stateName + "' (" + s.factory.describe() + ")";
+      String spoutDesc = "spout '" + spout.name() + "' (" + spout.kind() + ")";
+      switch (s.factory.kind()) {
+        case NON_TRANSACTIONAL -> {
+          return Optional.of(spoutDesc + " writes " + state + ", which applies a replayed batch twice. Fix: use a "
+              + "TransactionalMap (with a transactional spout) or an OpaqueMap, or opt in to AT_LEAST_ONCE.");
+        }
+        case READ_ONLY -> {
+          return Optional.of(state + " is read-only and cannot be written. Fix: write a map state instead.");
+        }
+        default -> {
+        }
+      }
+      switch (spout.kind()) {
+        case NON_TRANSACTIONAL -> {
+          return Optional.of(spoutDesc + " cannot replay a failed batch, so " + state + " may lose or change it. "
+              + "Fix: use a transactional or opaque spout, or opt in to AT_MOST_ONCE or AT_LEAST_ONCE.");
+        }
+        case OPAQUE -> {
+          if (s.factory.kind() == io.epochal.state.StateKind.TRANSACTIONAL && !s.factory.commitsWithEpoch()) {
+            return Optional.of(spoutDesc + " may re-cut a replayed batch, and " + state + " skips keys it already "
+                + "wrote under that txid (losing records) or counts records twice across txids. Fix: use an "
+                + "OpaqueMap, or a transactional spout, or a store that commits state with the epoch atomically "
+                + "(RocksDB or YTsaurus epoch commit); or opt in to AT_LEAST_ONCE.");
+          }
+        }
+        case TRANSACTIONAL -> {
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Validates the requested guarantee; throws when EXACTLY_ONCE is requested but not deliverable. */
+  public static void validate(String pipeline, Guarantee requested, Graph.Snapshot graph) {
+    Optional<String> why = whyNotExactlyOnce(graph);
+    if (why.isEmpty()) {
+      return;
+    }
+    if (requested == Guarantee.EXACTLY_ONCE) {
+      throw new GuaranteeNotDeliverableException("Pipeline '" + pipeline + "' cannot deliver EXACTLY_ONCE: "
+          + why.get());
+    }
+    LOG.warn("pipeline '{}' runs {} by explicit opt-in; it is not exactly-once because: {}", pipeline, requested,
+        why.get());
+  }
+
+  @Override
+  public String name() {
+    return config.name();
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return config.guarantee();
+  }
+
+  @Override
+  public RunSummary runUntilIdle() {
+    return run(Long.MAX_VALUE);
+  }
+
+  @Override
+  public synchronized RunSummary run(long maxBatches) {
+    if (maxBatches < 0) {
+      throw new IllegalArgumentException("maxBatches must be >= 0, was " + maxBatches);
+    }
+    if (closed) {
+      throw new IllegalStateException("pipeline '" + config.name() + "' is closed");
+    }
+    if (failed) {
+      throw new IllegalStateException("pipeline '" + config.name() + "' stopped after a failure; build a new "
+          + "pipeline over the same stores to resume from the last committed txid");
+    }
+    long startTxid = committedTxid;
+    long startFailures = failedAttempts;
+    long records = 0;
+    long done = 0;
+    try {
+      while (done < maxBatches) {
+        fillWindow(maxBatches - done);
+        if (inFlight.isEmpty()) {
+          break;
+        }
+        InFlight head = inFlight.peekFirst();
+        MDC.put(MDC_TXID, Long.toString(head.txid));
+        try {
+          long started = System.nanoTime();
+          commitHead(head);
+          long nanos = System.nanoTime() - started;
+          inFlight.removeFirst();
+          done++;
+          records += head.records.size();
+          onCommitted(head, nanos);
+        } catch (RuntimeException | Error e) {
+          handleFailure(head, e);
+        } finally {
+          MDC.remove(MDC_TXID);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      failed = true;
+      discardInFlight();
+      throw e;
+    }
+    return new RunSummary(done == 0 ? 0 : startTxid + 1, committedTxid, done, failedAttempts - startFailures,
+        records);
+  }
+
+  @Override
+  public synchronized long lastCommittedTxid() {
+    return committedTxid;
+  }
+
+  @Override
+  public synchronized PipelineMetrics metrics() {
+    return new PipelineMetrics(batchesCommitted, failedAttempts, recordsCommitted, committedTxid, totalCommitNanos,
+        maxCommitNanos);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    discardInFlight();
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+    for (State[] parts : states.values()) {
+      for (State s : parts) {
+        if (s instanceof AutoCloseable c) {
+          try {
+            c.close();
+          } catch (Exception e) {
+            LOG.warn("closing a state of pipeline '{}' failed", config.name(), e);
+          }
+        }
+      }
+    }
+    spout.close();
+  }
+
+  // ---------------------------------------------------------------- emission and process phase
+
+  /** One batch between its first emission and its commit. */
+  private static final class InFlight {
+    final long txid;
+    int attempt = 1;
+    /** The batch's metadata once known (transactional: fixed before emission; opaque: after emission). */
+    Optional<Object> meta = Optional.empty();
+    byte[] metaBytes;
+    List<Object> records = List.of();
+    Future<Object[]> processed;
+
+    InFlight(long txid) {
+      this.txid = txid;
+    }
+
+    BatchAttempt attemptId() {
+      return new BatchAttempt(txid, attempt);
+    }
+  }
+
+  private void fillWindow(long remaining) {
+    while (inFlight.size() < config.maxBatchesInFlight() && inFlight.size() < remaining) {
+      InFlight last = inFlight.peekLast();
+      if (last != null && last.meta.isEmpty()) {
+        return; // the last batch's emission failed: its metadata is unknown, nothing can follow it yet
+      }
+      long txid = committedTxid + inFlight.size() + 1;
+      Optional<Object> previous = last == null ? committedMeta : last.meta;
+      InFlight batch = new InFlight(txid);
+      MDC.put(MDC_TXID, Long.toString(txid));
+      try {
+        if (!start(batch, previous)) {
+          return;
+        }
+      } finally {
+        MDC.remove(MDC_TXID);
+      }
+      inFlight.addLast(batch);
+    }
+  }
+
+  /** Fixes the metadata of a new batch and emits it; false when the spout has nothing new. */
+  private boolean start(InFlight batch, Optional<Object> previous) {
+    try {
+      if (spout instanceof TransactionalSpout<Object, Object> tx) {
+        byte[] recovered = recoveredPending.get(batch.txid);
+        Object meta;
+        if (recovered != null) {
+          meta = tx.metadataCodec().decode(recovered);
+          batch.metaBytes = recovered;
+          LOG.info("pipeline '{}' replays recovered batch txid {} with its recorded metadata", config.name(),
+              batch.txid);
+        } else {
+          Optional<Object> next = tx.nextBatch(batch.txid, previous);
+          if (next.isEmpty()) {
+            return false;
+          }
+          meta = next.get();
+          batch.metaBytes = tx.metadataCodec().encode(meta);
+          config.checkpointStore().recordPending(config.name(), batch.txid, batch.metaBytes);
+        }
+        batch.meta = Optional.of(meta);
+      } else if (spout instanceof OpaqueSpout<Object, Object> op) {
+        if (!op.isReady(batch.txid, previous)) {
+          return false;
+        }
+      } else if ((Spout<?, ?>) spout instanceof NonTransactionalSpout<?> rawNt) {
+        @SuppressWarnings("unchecked")
+        NonTransactionalSpout<Object> nt = (NonTransactionalSpout<Object>) rawNt;
+        if (!nt.isReady(batch.txid)) {
+          return false;
+        }
+        batch.meta = Optional.of(new byte[0]);
+        batch.metaBytes = new byte[0];
+      }
+    } catch (RuntimeException e) {
+      batch.processed = CompletableFuture.failedFuture(e);
+      return true;
+    }
+    emitAndProcess(batch, previous);
+    return true;
+  }
+
+  /** Emits the batch (this attempt) on the coordinator thread, then schedules its process phase. */
+  private void emitAndProcess(InFlight batch, Optional<Object> previous) {
+    try {
+      ListCollector out = new ListCollector(spout.name(), batch.attemptId());
+      if (spout instanceof TransactionalSpout<Object, Object> tx) {
+        tx.emit(batch.attemptId(), batch.meta.orElseThrow(), out);
+      } else if (spout instanceof OpaqueSpout<Object, Object> op) {
+        Object meta = Objects.requireNonNull(op.emit(batch.attemptId(), previous, out),
+            "opaque spout '" + spout.name() + "' returned null metadata");
+        batch.meta = Optional.of(meta);
+        batch.metaBytes = op.metadataCodec().encode(meta);
+      } else if ((Spout<?, ?>) spout instanceof NonTransactionalSpout<?> rawNt) {
+        @SuppressWarnings("unchecked")
+        NonTransactionalSpout<Object> nt = (NonTransactionalSpout<Object>) rawNt;
+        nt.emit(batch.attemptId(), out);
+      }
+      batch.records = out.records;
+    } catch (RuntimeException e) {
+      batch.processed = CompletableFuture.failedFuture(e);
+      return;
+    }
+    List<Object> records = batch.records;
+    if (pool == null) {
+      try {
+        batch.processed = CompletableFuture.completedFuture(processPhase(records));
+      } catch (RuntimeException e) {
+        batch.processed = CompletableFuture.failedFuture(e);
+      }
+    } else {
+      batch.processed = CompletableFuture.supplyAsync(() -> processPhase(records), pool);
+    }
+  }
+
+  /** Runs every node that needs no state, plus the pre-aggregation of aggregates fed by such nodes. */
+  private Object[] processPhase(List<Object> records) {
+    Object[] outputs = new Object[nodes.size()];
+    for (Node node : nodes) {
+      if (node instanceof Node.Source) {
+        outputs[node.id] = records;
+      } else if (node.preState && node instanceof Node.Stateless op) {
+        outputs[node.id] = op.apply(outputs[node.parent.id]);
+      } else if (node instanceof Node.Aggregate agg && agg.parent.preState) {
+        outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id]));
+      }
+    }
+    return outputs;
+  }
+
+  /** Marks a pre-aggregated input waiting for the commit phase. */
+  private record PreAggregated(Object parts) {
+  }
+
+  // ---------------------------------------------------------------- commit phase
+
+  private void commitHead(InFlight head) {
+    Object[] outputs = awaitProcessed(head);
+    BatchAttempt batch = head.attemptId();
+    for (Node node : nodes) {
+      if (node instanceof Node.Source || node.preState) {
+        continue;
+      }
+      Object input = outputs[node.parent.id];
+      if (node instanceof Node.Stateless op) {
+        outputs[node.id] = op.apply(input);
+      } else if (node instanceof Node.Aggregate agg) {
+        Object pre = outputs[node.id] instanceof PreAggregated p ? p.parts() : agg.preAggregate(input);
+        outputs[node.id] = applyAggregate(agg, batch, pre);
+      } else if (node instanceof Node.Persist persist) {
+        applyPersist(persist, batch, input);
+        outputs[node.id] = List.of();
+      } else if (node instanceof Node.Query query) {
+        outputs[node.id] = applyQuery(query, batch, input);
+      } else {
+        throw new IllegalStateException("unexpected node " + node);
+      }
+    }
+    commitCheckpoint(head);
+  }
+
+  private Object[] awaitProcessed(InFlight head) {
+    try {
+      return head.processed.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new EpochalException("process phase of txid " + head.txid + " failed", cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EpochalException("interrupted while waiting for txid " + head.txid, e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, Object pre) {
+    Map<Object, Object>[] parts = (Map<Object, Object>[]) pre;
+    State[] partStates = states.get(agg.stateName);
+    List<Object>[] outs = new List[parts.length];
+    forEachPartition(parts.length, p -> parts[p] != null && !parts[p].isEmpty(), p -> {
+      State state = partStates[p];
+      state.beginCommit(batch.txid());
+      outs[p] = agg.applyPartition(state, batch, parts[p]);
+      state.commit(batch.txid());
+    });
+    return concat(outs);
+  }
+
+  private void applyPersist(Node.Persist persist, BatchAttempt batch, Object input) {
+    List<Object>[] parts = partitionRecords(input);
+    State[] partStates = states.get(persist.stateName);
+    forEachPartition(parts.length, p -> !parts[p].isEmpty(), p -> {
+      State state = partStates[p];
+      state.beginCommit(batch.txid());
+      persist.applyPartition(state, batch, parts[p]);
+      state.commit(batch.txid());
+    });
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input) {
+    List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
+    int partitions = config.partitions();
+    List<Object>[] parts = new List[partitions];
+    for (int p = 0; p < partitions; p++) {
+      parts[p] = new ArrayList<>();
+    }
+    for (Object r : records) {
+      Object key = query.keyFn.apply(r);
+      if (key == null) {
+        throw new InvalidRecordException("stateQuery on state '" + query.stateName + "' got a null key for record "
+            + r + " (" + batch + ")");
+      }
+      parts[KeyPartitioner.partition(key, partitions)].add(r);
+    }
+    State[] partStates = states.get(query.stateName);
+    List<Object>[] outs = new List[partitions];
+    forEachPartition(partitions, p -> !parts[p].isEmpty(),
+        p -> outs[p] = query.applyPartition(partStates[p], batch, parts[p]));
+    return concat(outs);
+  }
+
+  /** A persist's input split by partition: by key for a grouped input, round-robin for a flat one. */
+  @SuppressWarnings("unchecked")
+  private List<Object>[] partitionRecords(Object input) {
+    if (input instanceof KeyedBatch k) {
+      return k.records;
+    }
+    List<Object> records = (List<Object>) input;
+    int partitions = config.partitions();
+    List<Object>[] parts = new List[partitions];
+    for (int p = 0; p < partitions; p++) {
+      parts[p] = new ArrayList<>(records.size() / partitions + 1);
+    }
+    for (int i = 0; i < records.size(); i++) {
+      parts[i % partitions].add(records.get(i));
+    }
+    return parts;
+  }
+
+  private static List<Object> concat(List<Object>[] parts) {
+    int size = 0;
+    for (List<Object> p : parts) {
+      size += p == null ? 0 : p.size();
+    }
+    List<Object> out = new ArrayList<>(size);
+    for (List<Object> p : parts) {
+      if (p != null) {
+        out.addAll(p);
+      }
+    }
+    return out;
+  }
+
+  /** Runs {@code task} for every partition selected, in parallel on the pool, and waits for all of them. */
+  private void forEachPartition(int partitions, java.util.function.IntPredicate selected,
+      java.util.function.IntConsumer task) {
+    if (pool == null || partitions == 1) {
+      for (int p = 0; p < partitions; p++) {
+        if (selected.test(p)) {
+          task.accept(p);
+        }
+      }
+      return;
+    }
+    List<Future<?>> futures = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      if (selected.test(p)) {
+        int partition = p;
+        futures.add(pool.submit(() -> task.accept(partition)));
+      }
+    }
+    RuntimeException first = null;
+    for (Future<?> f : futures) {
+      try {
+        f.get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (first == null) {
+          first = cause instanceof RuntimeException re ? re
+              : new EpochalException("a partition task failed: " + cause, cause);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        first = first != null ? first : new EpochalException("interrupted while waiting for partitions", e);
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private void commitCheckpoint(InFlight head) {
+    CheckpointStore store = config.checkpointStore();
+    try {
+      store.commit(config.name(), head.txid, head.metaBytes);
+    } catch (RuntimeException e) {
+      Checkpoint reread;
+      try {
+        reread = store.load(config.name());
+      } catch (RuntimeException again) {
+        e.addSuppressed(again);
+        throw e;
+      }
+      if (reread.committedTxid() == head.txid) {
+        LOG.warn("pipeline '{}': checkpoint commit of txid {} reported {}, but the store shows it committed",
+            config.name(), head.txid, e.toString());
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private void onCommitted(InFlight head, long nanos) {
+    committedTxid = head.txid;
+    committedMeta = head.meta;
+    if (!recoveredPending.isEmpty()) {
+      recoveredPending = recoveredPending.tailMap(head.txid + 1);
+    }
+    batchesCommitted++;
+    recordsCommitted += head.records.size();
+    totalCommitNanos += nanos;
+    maxCommitNanos = Math.max(maxCommitNanos, nanos);
+    try {
+      spout.success(head.txid);
+    } catch (RuntimeException e) {
+      LOG.warn("spout '{}' success({}) failed; the batch stays committed", spout.name(), head.txid, e);
+    }
+    BatchReport report = new BatchReport(head.txid, head.attempt, head.records.size(), nanos);
+    for (PipelineListener l : config.listeners()) {
+      l.onBatchCommitted(report);
+    }
+  }
+
+  // ---------------------------------------------------------------- failures
+
+  private void handleFailure(InFlight head, Throwable error) {
+    abortStates(head.txid);
+    if (isFatal(error)) {
+      LOG.error("pipeline '{}' stops at txid {}: {}", config.name(), head.txid, error.getMessage());
+      throwUnchecked(error);
+    }
+    failedAttempts++;
+    BatchAttempt attempt = head.attemptId();
+    for (PipelineListener l : config.listeners()) {
+      l.onAttemptFailed(attempt, error);
+    }
+    if (head.attempt >= config.retryPolicy().maxAttempts()) {
+      throw new BatchFailedException(config.name(), head.txid, head.attempt, error);
+    }
+    LOG.warn("pipeline '{}' {} failed, replaying: {}", config.name(), attempt, error.toString());
+    try {
+      config.sleeper().sleep(config.retryPolicy().backoffAfter(head.attempt));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatchFailedException(config.name(), head.txid, head.attempt, e);
+    }
+    head.attempt++;
+    if (spout.kind() != io.epochal.spout.SpoutKind.TRANSACTIONAL || head.meta.isEmpty()) {
+      // Later batches were cut after this one's old emission: drop them, they are emitted again after it.
+      while (inFlight.size() > 1) {
+        InFlight dropped = inFlight.removeLast();
+        if (dropped.processed != null) {
+          dropped.processed.cancel(false);
+        }
+      }
+    }
+    if (head.meta.isEmpty() && spout instanceof TransactionalSpout<Object, Object>) {
+      // The coordinator part failed before the batch's metadata was fixed: fix it again for the same txid.
+      if (!start(head, committedMeta)) {
+        inFlight.removeFirst(); // no data any more: nothing was emitted under this txid
+      }
+      return;
+    }
+    emitAndProcess(head, committedMeta);
+  }
+
+  private void abortStates(long txid) {
+    for (State[] parts : states.values()) {
+      for (State s : parts) {
+        try {
+          s.abort(txid);
+        } catch (RuntimeException e) {
+          LOG.warn("abort({}) of a state failed", txid, e);
+        }
+      }
+    }
+  }
+
+  private void discardInFlight() {
+    for (Iterator<InFlight> it = inFlight.iterator(); it.hasNext();) {
+      InFlight b = it.next();
+      if (b.processed != null) {
+        b.processed.cancel(false);
+      }
+      it.remove();
+    }
+  }
+
+  /** Errors that a replay cannot fix: the pipeline stops at once. */
+  static boolean isFatal(Throwable e) {
+    return e instanceof InvalidRecordException || e instanceof StateAheadException
+        || e instanceof SourceChangedException || e instanceof LeaseLostException
+        || e instanceof StateCorruptedException || e instanceof GuaranteeNotDeliverableException
+        || e instanceof Error;
+  }
+
+  private static void throwUnchecked(Throwable e) {
+    if (e instanceof RuntimeException re) {
+      throw re;
+    }
+    if (e instanceof Error err) {
+      throw err;
+    }
+    throw new EpochalException(e.toString(), e);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "epochal-" + name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Collects emitted records; a null record is an error. */
+  private static final class ListCollector implements io.epochal.spout.Collector<Object> {
+    final List<Object> records = new ArrayList<>();
+    private final String spout;
+    private final BatchAttempt attempt;
+
+    ListCollector(String spout, BatchAttempt attempt) {
+      this.spout = spout;
+      this.attempt = attempt;
+    }
+
+    @Override
+    public void emit(Object record) {
+      if (record == null) {
+        throw new InvalidRecordException("spout '" + spout + "' emitted a null record in " + attempt);
+      }
+      records.add(record);
+    }
+  }
+}

@@ -1,0 +1,327 @@
+package io.epochal.pipeline.internal;
+
+import io.epochal.errors.InvalidRecordException;
+import io.epochal.pipeline.CombinerAggregator;
+import io.epochal.pipeline.KeyValue;
+import io.epochal.pipeline.QueryFunction;
+import io.epochal.pipeline.ReducerAggregator;
+import io.epochal.pipeline.StateUpdater;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.MapState;
+import io.epochal.state.State;
+import io.epochal.state.StateFactory;
+import io.epochal.state.ValueUpdater;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One declared operation of a pipeline graph. Nodes are immutable and numbered in declaration order, which is also
+ * the order the engine runs them in within a batch. Stateless nodes before the first state access run in the
+ * process phase (batches may overlap); every node from a state access on runs in the commit phase, in txid order.
+ *
+ * <p>Internally records are untyped ({@code Object}); the typed views in {@link StreamView} guarantee the types.
+ */
+abstract sealed class Node {
+  final int id;
+  final String label;
+  final Node parent;
+  /** True when this node and all its ancestors touch no state: it may run before earlier batches committed. */
+  final boolean preState;
+
+  Node(int id, String label, Node parent) {
+    this.id = id;
+    this.label = label;
+    this.parent = parent;
+    this.preState = !touchesState() && (parent == null || parent.preState);
+  }
+
+  boolean touchesState() {
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "#" + id + " " + label;
+  }
+
+  /** The spout's records. */
+  static final class Source extends Node {
+    Source(int id, String spoutName) {
+      super(id, "source(" + spoutName + ")", null);
+    }
+  }
+
+  /** A per-record stateless operation on a flat list. */
+  abstract static sealed class Stateless extends Node {
+    Stateless(int id, String label, Node parent) {
+      super(id, label, parent);
+    }
+
+    abstract Object apply(Object input);
+  }
+
+  static final class MapOp extends Stateless {
+    private final Function<Object, Object> fn;
+
+    MapOp(int id, Node parent, Function<Object, Object> fn) {
+      super(id, "map", parent);
+      this.fn = Objects.requireNonNull(fn, "fn");
+    }
+
+    @Override
+    Object apply(Object input) {
+      List<?> in = (List<?>) input;
+      List<Object> out = new ArrayList<>(in.size());
+      for (Object r : in) {
+        out.add(nonNull(fn.apply(r), this, r));
+      }
+      return out;
+    }
+  }
+
+  static final class FlatMapOp extends Stateless {
+    private final Function<Object, Iterable<?>> fn;
+
+    FlatMapOp(int id, Node parent, Function<Object, Iterable<?>> fn) {
+      super(id, "flatMap", parent);
+      this.fn = Objects.requireNonNull(fn, "fn");
+    }
+
+    @Override
+    Object apply(Object input) {
+      List<?> in = (List<?>) input;
+      List<Object> out = new ArrayList<>(in.size() * 4);
+      for (Object r : in) {
+        Iterable<?> results = nonNull(fn.apply(r), this, r);
+        for (Object x : results) {
+          out.add(nonNull(x, this, r));
+        }
+      }
+      return out;
+    }
+  }
+
+  static final class FilterOp extends Stateless {
+    private final Predicate<Object> predicate;
+
+    FilterOp(int id, Node parent, Predicate<Object> predicate) {
+      super(id, "filter", parent);
+      this.predicate = Objects.requireNonNull(predicate, "predicate");
+    }
+
+    @Override
+    Object apply(Object input) {
+      List<?> in = (List<?>) input;
+      List<Object> out = new ArrayList<>(in.size());
+      for (Object r : in) {
+        if (predicate.test(r)) {
+          out.add(r);
+        }
+      }
+      return out;
+    }
+  }
+
+  /** Splits a flat list by key partition. */
+  static final class GroupBy extends Stateless {
+    private final Function<Object, Object> keyFn;
+    private final int partitions;
+
+    GroupBy(int id, Node parent, Function<Object, Object> keyFn, int partitions) {
+      super(id, "groupBy", parent);
+      this.keyFn = Objects.requireNonNull(keyFn, "keyFn");
+      this.partitions = partitions;
+    }
+
+    @Override
+    Object apply(Object input) {
+      List<?> in = (List<?>) input;
+      KeyedBatch out = new KeyedBatch(partitions);
+      for (Object r : in) {
+        Object key = keyFn.apply(r);
+        if (key == null) {
+          throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r);
+        }
+        int p = KeyPartitioner.partition(key, partitions);
+        out.keys[p].add(key);
+        out.records[p].add(r);
+      }
+      return out;
+    }
+  }
+
+  /** Flattens a grouped batch back into one list (partition order). */
+  static final class Ungroup extends Stateless {
+    Ungroup(int id, Node parent) {
+      super(id, "toStream", parent);
+    }
+
+    @Override
+    Object apply(Object input) {
+      KeyedBatch in = (KeyedBatch) input;
+      List<Object> out = new ArrayList<>();
+      for (List<Object> part : in.records) {
+        out.addAll(part);
+      }
+      return out;
+    }
+  }
+
+  /** A node that reads or writes a state; one state instance per partition. */
+  abstract static sealed class StateNode extends Node {
+    final String stateName;
+    final StateFactory<? extends State> factory;
+    final boolean writes;
+
+    StateNode(int id, String label, Node parent, String stateName, StateFactory<? extends State> factory,
+        boolean writes) {
+      super(id, label, parent);
+      this.stateName = stateName;
+      this.factory = factory;
+      this.writes = writes;
+    }
+
+    @Override
+    boolean touchesState() {
+      return true;
+    }
+  }
+
+  /** {@code persistentAggregate}: pre-aggregates per key and partition, then one multiUpdate per partition. */
+  static final class Aggregate extends StateNode {
+    private final CombinerAggregator<Object, Object> combiner;
+    private final ReducerAggregator<Object, Object> reducer;
+
+    @SuppressWarnings("unchecked")
+    Aggregate(int id, Node parent, String stateName, StateFactory<? extends State> factory, Object aggregator) {
+      super(id, "persistentAggregate(" + stateName + ")", parent, stateName, factory, true);
+      if (aggregator instanceof CombinerAggregator<?, ?> c) {
+        this.combiner = (CombinerAggregator<Object, Object>) c;
+        this.reducer = null;
+      } else {
+        this.combiner = null;
+        this.reducer = (ReducerAggregator<Object, Object>) Objects.requireNonNull(aggregator, "aggregator");
+      }
+    }
+
+    /** Process phase: per partition, key → partial value (combiner) or key → records (reducer). */
+    @SuppressWarnings("unchecked")
+    Object preAggregate(Object input) {
+      KeyedBatch in = (KeyedBatch) input;
+      Map<Object, Object>[] parts = new Map[in.partitions()];
+      for (int p = 0; p < parts.length; p++) {
+        List<Object> keys = in.keys[p];
+        List<Object> records = in.records[p];
+        if (keys.isEmpty()) {
+          continue;
+        }
+        if (combiner != null) {
+          HashMap<Object, Object> partial = new HashMap<>(Math.max(16, keys.size()));
+          for (int i = 0, n = keys.size(); i < n; i++) {
+            Object record = records.get(i);
+            Object value = nonNull(combiner.init(record), this, record);
+            partial.merge(keys.get(i), value, combiner::combine);
+          }
+          parts[p] = partial;
+        } else {
+          LinkedHashMap<Object, Object> grouped = new LinkedHashMap<>();
+          for (int i = 0, n = keys.size(); i < n; i++) {
+            ((List<Object>) grouped.computeIfAbsent(keys.get(i), k -> new ArrayList<>())).add(records.get(i));
+          }
+          parts[p] = grouped;
+        }
+      }
+      return parts;
+    }
+
+    /** Commit phase, one partition: the state's multiUpdate with one updater per key. */
+    @SuppressWarnings("unchecked")
+    List<Object> applyPartition(State state, BatchAttempt batch, Map<Object, Object> part) {
+      MapState<Object, Object> map = (MapState<Object, Object>) state;
+      Map<Object, ValueUpdater<Object>> updaters = new HashMap<>(Math.max(16, part.size() * 2));
+      if (combiner != null) {
+        for (Map.Entry<Object, Object> e : part.entrySet()) {
+          Object partial = e.getValue();
+          updaters.put(e.getKey(), stored -> stored.isEmpty() ? partial : combiner.combine(stored.get(), partial));
+        }
+      } else {
+        for (Map.Entry<Object, Object> e : part.entrySet()) {
+          List<Object> records = (List<Object>) e.getValue();
+          updaters.put(e.getKey(), stored -> {
+            Object acc = stored.isPresent() ? stored.get() : reducer.init();
+            for (Object r : records) {
+              acc = nonNull(reducer.reduce(acc, r), this, r);
+            }
+            return acc;
+          });
+        }
+      }
+      Map<Object, Object> updated = map.multiUpdate(batch.txid(), updaters);
+      List<Object> out = new ArrayList<>(updated.size());
+      for (Map.Entry<Object, Object> e : updated.entrySet()) {
+        out.add(new KeyValue<>(e.getKey(), e.getValue()));
+      }
+      return out;
+    }
+  }
+
+  /** {@code partitionPersist}: the user's updater per partition. */
+  static final class Persist extends StateNode {
+    private final StateUpdater<State, Object> updater;
+
+    @SuppressWarnings("unchecked")
+    Persist(int id, Node parent, String stateName, StateFactory<? extends State> factory,
+        StateUpdater<? extends State, ?> updater) {
+      super(id, "partitionPersist(" + stateName + ")", parent, stateName, factory, true);
+      this.updater = (StateUpdater<State, Object>) Objects.requireNonNull(updater, "updater");
+    }
+
+    void applyPartition(State state, BatchAttempt batch, List<Object> records) {
+      updater.updateState(state, batch, records);
+    }
+  }
+
+  /** {@code stateQuery}: one result per record, read from the partition of the record's key. */
+  static final class Query extends StateNode {
+    final Function<Object, Object> keyFn;
+    private final QueryFunction<State, Object, Object> query;
+    final int partitions;
+
+    @SuppressWarnings("unchecked")
+    Query(int id, Node parent, StateNode target, Function<Object, Object> keyFn,
+        QueryFunction<? extends State, ?, ?> query, int partitions) {
+      super(id, "stateQuery(" + target.stateName + ")", parent, target.stateName, target.factory, false);
+      this.keyFn = Objects.requireNonNull(keyFn, "keyFn");
+      this.query = (QueryFunction<State, Object, Object>) Objects.requireNonNull(query, "query");
+      this.partitions = partitions;
+    }
+
+    List<Object> applyPartition(State state, BatchAttempt batch, List<Object> records) {
+      List<Object> results = query.batchRetrieve(state, batch, records);
+      if (results == null || results.size() != records.size()) {
+        throw new InvalidRecordException("stateQuery on state '" + stateName + "' returned "
+            + (results == null ? "null" : results.size() + " results") + " for " + records.size()
+            + " records (" + batch + "); it must return exactly one result per record");
+      }
+      for (int i = 0; i < results.size(); i++) {
+        nonNull(results.get(i), this, records.get(i));
+      }
+      return results;
+    }
+  }
+
+  static <T> T nonNull(T value, Node node, Object record) {
+    if (value == null) {
+      throw new InvalidRecordException("operation " + node + " returned null for record " + record
+          + "; null records and values are errors, never dropped");
+    }
+    return value;
+  }
+
+}

@@ -1,0 +1,6 @@
+/**
+ * The engine behind {@link io.epochal.pipeline.Pipeline}: the declared graph ({@link io.epochal.pipeline.internal.Node}),
+ * its typed stream views, and the coordinator ({@link io.epochal.pipeline.internal.Engine}). Not API: may change
+ * in any release.
+ */
+package io.epochal.pipeline.internal;

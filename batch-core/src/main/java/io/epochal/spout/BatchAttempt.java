@@ -1,0 +1,21 @@
+package io.epochal.spout;
+
+/**
+ * One attempt at one batch: the txid (from 1, growing by 1) and the attempt number (from 1, growing by 1 on each
+ * retry of the same txid).
+ */
+public record BatchAttempt(long txid, int attempt) {
+  public BatchAttempt {
+    if (txid < 1) {
+      throw new IllegalArgumentException("txid must be >= 1, was " + txid);
+    }
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "txid " + txid + " attempt " + attempt;
+  }
+}

@@ -1,0 +1,16 @@
+package io.epochal.spout;
+
+/**
+ * Receives the records a spout emits for one batch attempt. Not thread-safe: one emitter thread at a time.
+ *
+ * @param <T> the record type
+ */
+public interface Collector<T> {
+
+  /**
+   * Adds a record to the batch.
+   *
+   * @throws io.epochal.errors.InvalidRecordException if {@code record} is null (records are never dropped)
+   */
+  void emit(T record);
+}

@@ -1,0 +1,35 @@
+package io.epochal.spout;
+
+import java.util.Optional;
+
+/**
+ * A spout whose batches are fixed: the coordinator part ({@link #nextBatch}) decides batch {@code txid}'s metadata
+ * once, from batch {@code txid-1}'s; the emitter part ({@link #emit}) must emit exactly the same records for the same
+ * metadata on every call. The engine records the metadata before the first emission, so a replay after a crash
+ * re-emits the same records under the same txid.
+ *
+ * @param <T> the record type
+ * @param <M> the batch metadata type
+ */
+public non-sealed interface TransactionalSpout<T, M> extends Spout<T, M> {
+
+  /**
+   * Coordinator part: fixes the metadata of new batch {@code txid}.
+   *
+   * @param previous the metadata of batch {@code txid - 1}, empty before the very first batch
+   * @return the new batch's metadata, or empty when no new data is available now
+   */
+  Optional<M> nextBatch(long txid, Optional<M> previous);
+
+  /**
+   * Emitter part: emits the records of the batch described by {@code metadata}. Deterministic.
+   *
+   * @throws io.epochal.errors.SourceChangedException if the input behind {@code metadata} changed
+   */
+  void emit(BatchAttempt attempt, M metadata, Collector<T> out);
+
+  @Override
+  default SpoutKind kind() {
+    return SpoutKind.TRANSACTIONAL;
+  }
+}

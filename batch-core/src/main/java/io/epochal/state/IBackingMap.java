@@ -1,0 +1,38 @@
+package io.epochal.state;
+
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * Bulk get and put of stored cells: the one integration point for any key-value store. Map states
+ * ({@code TransactionalMap}, {@code OpaqueMap}, {@link NonTransactionalMap}) layer their rules over it; the cell
+ * type {@code C} is whatever they store ({@code TransactionalValue<V>}, {@code OpaqueValue<V>} or a plain value).
+ *
+ * <p>Atomicity is per call at best: a failing {@link #multiPut} may have written some of its keys. The txid rules
+ * of the map states make that harmless.
+ *
+ * @param <K> the key type
+ * @param <C> the stored cell type
+ */
+public interface IBackingMap<K, C> {
+
+  /**
+   * @return an unmodifiable map of the given keys that have a stored cell; missing keys are absent
+   * @throws NullPointerException if {@code keys} or one of its elements is null
+   * @throws io.epochal.errors.StoreException if the store cannot be read
+   */
+  Map<K, C> multiGet(Collection<? extends K> keys);
+
+  /**
+   * Stores the given cells.
+   *
+   * @throws NullPointerException if {@code cells}, a key or a cell is null
+   * @throws io.epochal.errors.StoreException if the store cannot be written; some cells may have been written
+   */
+  void multiPut(Map<K, C> cells);
+
+  /** A short description of the store used in error messages; the default is the class name. */
+  default String describe() {
+    return getClass().getSimpleName();
+  }
+}

@@ -1,0 +1,31 @@
+package io.epochal.state;
+
+import java.util.Map;
+
+/**
+ * A keyed state updated in bulk by batch {@code txid}. Implementations decide what a replay of {@code txid} does
+ * (apply again, skip, or recompute from the previous value) and say so in their Javadoc.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
+
+  /**
+   * Applies one updater per key for batch {@code txid}. A second call for the same key within one attempt builds
+   * on the first call's result.
+   *
+   * @return an unmodifiable map of every given key to its value after the update
+   * @throws NullPointerException if an argument, a key or an updater is null, or an updater returns null
+   * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid}
+   */
+  Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters);
+
+  /**
+   * Replaces the values of the given keys for batch {@code txid}.
+   *
+   * @throws NullPointerException if an argument, a key or a value is null
+   * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid}
+   */
+  void multiPut(long txid, Map<K, V> values);
+}

@@ -1,0 +1,78 @@
+package io.epochal.state;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A {@link MapState} that applies every update it is given: a replayed batch is applied again. It stores plain
+ * values. Use it only where at-least-once is acceptable; an {@code EXACTLY_ONCE} pipeline refuses it.
+ *
+ * <p>Not thread-safe: one instance per partition, driven by one thread at a time.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class NonTransactionalMap<K, V> implements MapState<K, V> {
+  private final IBackingMap<K, V> backing;
+
+  private NonTransactionalMap(IBackingMap<K, V> backing) {
+    this.backing = Objects.requireNonNull(backing, "backing");
+  }
+
+  /** Layers the non-transactional rule over a store. */
+  public static <K, V> NonTransactionalMap<K, V> over(IBackingMap<K, V> backing) {
+    return new NonTransactionalMap<>(backing);
+  }
+
+  /** A factory making one map per partition over the same store. */
+  public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, V> backing) {
+    Objects.requireNonNull(backing, "backing");
+    return new StateFactory<>() {
+      @Override
+      public MapState<K, V> makeState(StateContext context) {
+        return over(backing);
+      }
+
+      @Override
+      public StateKind kind() {
+        return StateKind.NON_TRANSACTIONAL;
+      }
+
+      @Override
+      public String describe() {
+        return "NonTransactionalMap over " + backing.describe();
+      }
+    };
+  }
+
+  @Override
+  public void beginCommit(long txid) {
+  }
+
+  @Override
+  public void commit(long txid) {
+  }
+
+  @Override
+  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+    return Map.copyOf(backing.multiGet(keys));
+  }
+
+  @Override
+  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    Map<K, V> stored = backing.multiGet(updaters.keySet());
+    Map<K, V> updated = new HashMap<>(Math.max(16, updaters.size() * 2));
+    updaters.forEach((key, updater) -> updated.put(key,
+        Objects.requireNonNull(updater.update(Optional.ofNullable(stored.get(key))), "updater returned null")));
+    backing.multiPut(updated);
+    return java.util.Collections.unmodifiableMap(updated);
+  }
+
+  @Override
+  public void multiPut(long txid, Map<K, V> values) {
+    backing.multiPut(values);
+  }
+}

@@ -1,0 +1,31 @@
+package io.epochal.state;
+
+/**
+ * Makes one state per partition, like Trident's {@code StateFactory.makeState(conf, metrics, partition, n)}.
+ * Declares the state's {@link StateKind} and whether its writes are committed atomically with the coordinator's
+ * epoch, so the pipeline builder can compute the guarantee it delivers.
+ *
+ * @param <S> the state type
+ */
+public interface StateFactory<S extends State> {
+
+  /** Makes the state of one partition. Called once per partition when a pipeline starts. */
+  S makeState(StateContext context);
+
+  /** The replay behaviour of the states this factory makes. */
+  StateKind kind();
+
+  /**
+   * True when the state's writes and the coordinator's committed txid are made durable in one atomic store
+   * transaction (the epoch protocol). Then no partial batch is ever visible, and any spout is exactly-once with
+   * any txid-carrying state. The default, false, is Trident's per-key protocol.
+   */
+  default boolean commitsWithEpoch() {
+    return false;
+  }
+
+  /** A short human description used in error messages, e.g. {@code "OpaqueMap over InMemoryBackingMap"}. */
+  default String describe() {
+    return getClass().getSimpleName() + " (" + kind() + ")";
+  }
+}

@@ -1,0 +1,19 @@
+package io.epochal.state;
+
+import java.util.Optional;
+
+/**
+ * Computes a key's new value from its stored value. Must be a pure function of its argument: a map state may call
+ * it again for a replayed batch.
+ *
+ * @param <V> the value type
+ */
+@FunctionalInterface
+public interface ValueUpdater<V> {
+
+  /**
+   * @param stored the current value, empty if the key has none
+   * @return the new value, never null
+   */
+  V update(Optional<V> stored);
+}

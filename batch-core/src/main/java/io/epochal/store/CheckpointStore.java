@@ -1,0 +1,38 @@
+package io.epochal.store;
+
+/**
+ * Persists a pipeline's progress. The coordinator calls {@link #recordPending} before emitting a new batch of a
+ * transactional spout, and {@link #commit} after every state of a batch committed.
+ *
+ * <p>Each call is atomic: after a crash, {@link #load} returns the state before or after the call, never a mix.
+ * Thread-safe.
+ */
+public interface CheckpointStore {
+
+  /**
+   * @return the progress of {@code pipeline}, {@link Checkpoint#EMPTY} if it never ran
+   * @throws io.epochal.errors.StoreException if the store cannot be read
+   */
+  Checkpoint load(String pipeline);
+
+  /**
+   * Records the metadata of started batch {@code txid} before any of its records is emitted.
+   *
+   * @throws io.epochal.errors.StoreException if the store cannot be written
+   */
+  void recordPending(String pipeline, long txid, byte[] metadata);
+
+  /**
+   * Records batch {@code txid} as committed with its spout metadata, and drops pending metadata up to {@code txid}.
+   *
+   * @throws IllegalStateException if {@code txid} is not the committed txid plus one (commits are strictly ordered)
+   * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
+   *     coordinator re-reads the checkpoint with {@link #load}
+   */
+  void commit(String pipeline, long txid, byte[] metadata);
+
+  /** A short description for logs and errors. */
+  default String describe() {
+    return getClass().getSimpleName();
+  }
+}
