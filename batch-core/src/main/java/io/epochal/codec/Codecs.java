@@ -69,7 +69,8 @@ public final class Codecs {
    *     duplicates
    * @param <T> the value type
    * @return a new codec
-   * @throws IllegalArgumentException if a class is listed twice
+   * @throws IllegalArgumentException if a class is listed twice, or Kryo cannot build a serializer for it (for
+   *     example a JDK class whose fields are not accessible)
    * @throws NullPointerException if {@code registered} or one of its elements is {@code null}
    */
   public static <T> Codec<T> kryo(Class<?>... registered) {

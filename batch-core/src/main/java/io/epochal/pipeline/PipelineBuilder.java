@@ -114,14 +114,15 @@ public final class PipelineBuilder {
   public Pipeline build() {
     Graph.Snapshot snapshot = graph.snapshot();
     Guarantee requested = guarantee == null ? Guarantee.EXACTLY_ONCE : guarantee;
-    Engine.validate(name, requested, snapshot);
+    CheckpointStore checkpoints = checkpointStore == null ? new InMemoryCheckpointStore() : checkpointStore;
+    Engine.validate(name, requested, snapshot, checkpoints);
     Engine.Config config = new Engine.Config(name,
         partitions == null ? 1 : partitions,
         threads == null ? 1 : threads,
         maxBatchesInFlight == null ? 1 : maxBatchesInFlight,
         retryPolicy == null ? RetryPolicy.defaults() : retryPolicy,
         requested,
-        checkpointStore == null ? new InMemoryCheckpointStore() : checkpointStore,
+        checkpoints,
         List.copyOf(listeners),
         sleeper == null ? Sleeper.system() : sleeper);
     return new Engine(config, snapshot);

@@ -15,15 +15,6 @@ public interface StateFactory<S extends State> {
   /** The replay behaviour of the states this factory makes. */
   StateKind kind();
 
-  /**
-   * True when the state's writes and the coordinator's committed txid are made durable in one atomic store
-   * transaction (the epoch protocol). Then no partial batch is ever visible, and any spout is exactly-once with
-   * any txid-carrying state. The default, false, is Trident's per-key protocol.
-   */
-  default boolean commitsWithEpoch() {
-    return false;
-  }
-
   /** A short human description used in error messages, e.g. {@code "OpaqueMap over InMemoryBackingMap"}. */
   default String describe() {
     return getClass().getSimpleName() + " (" + kind() + ")";

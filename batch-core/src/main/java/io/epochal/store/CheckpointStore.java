@@ -31,6 +31,22 @@ public interface CheckpointStore {
    */
   void commit(String pipeline, long txid, byte[] metadata);
 
+  /**
+   * The current attempt of batch {@code txid} failed: drop whatever this store buffered for it (the epoch protocol
+   * buffers every state row of the batch until {@link #commit}). The default does nothing.
+   */
+  default void abort(String pipeline, long txid) {
+  }
+
+  /**
+   * Whether the states made by {@code factory} are written in the same atomic store transaction as this store's
+   * {@link #commit} (the epoch protocol). Then a failed attempt leaves nothing visible, and any spout kind is
+   * exactly-once with a txid-carrying state. The default, false, means Trident's per-key protocol.
+   */
+  default boolean commitsAtomicallyWith(io.epochal.state.StateFactory<?> factory) {
+    return false;
+  }
+
   /** A short description for logs and errors. */
   default String describe() {
     return getClass().getSimpleName();

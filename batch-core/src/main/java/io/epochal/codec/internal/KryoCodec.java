@@ -74,7 +74,7 @@ public final class KryoCodec<T> implements Codec<T> {
    * Builds the codec. Prefer {@link Codecs#kryo(Class...)}.
    *
    * @param registered user classes in registration order; pre-registered JDK types are ignored
-   * @throws IllegalArgumentException if a class is listed twice
+   * @throws IllegalArgumentException if a class is listed twice or Kryo cannot build a serializer for it
    * @throws NullPointerException if {@code registered} or an element is {@code null}
    */
   public KryoCodec(Class<?>... registered) {
@@ -181,7 +181,12 @@ public final class KryoCodec<T> implements Codec<T> {
 
   private Kryo registerUserClasses(Kryo kryo) {
     for (int i = 0; i < userClasses.size(); i++) {
-      kryo.register(userClasses.get(i), FIRST_USER_ID + i);
+      Class<?> type = userClasses.get(i);
+      try {
+        kryo.register(type, FIRST_USER_ID + i);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("Kryo cannot serialize " + type.getName() + ": " + e.getMessage(), e);
+      }
     }
     return kryo;
   }
@@ -275,9 +280,9 @@ public final class KryoCodec<T> implements Codec<T> {
     }
 
     @Override
-    public int[] readInts(int length, boolean variable) {
-      requireAvailable(this, length, variable ? 1 : 4);
-      return super.readInts(length, variable);
+    public int[] readInts(int length, boolean optimizePositive) {
+      requireAvailable(this, length, varEncoding ? 1 : 4);
+      return super.readInts(length, optimizePositive);
     }
 
     @Override
@@ -287,9 +292,9 @@ public final class KryoCodec<T> implements Codec<T> {
     }
 
     @Override
-    public long[] readLongs(int length, boolean variable) {
-      requireAvailable(this, length, variable ? 1 : 8);
-      return super.readLongs(length, variable);
+    public long[] readLongs(int length, boolean optimizePositive) {
+      requireAvailable(this, length, varEncoding ? 1 : 8);
+      return super.readLongs(length, optimizePositive);
     }
 
     @Override

@@ -120,7 +120,7 @@ public final class Engine implements Pipeline {
    *
    * @return empty when exactly-once is deliverable
    */
-  public static Optional<String> whyNotExactlyOnce(Graph.Snapshot graph) {
+  public static Optional<String> whyNotExactlyOnce(Graph.Snapshot graph, CheckpointStore checkpoints) {
     Spout<?, ?> spout = graph.spout();
     for (Node node : graph.nodes()) {
       if (!(node instanceof Node.StateNode s) || !s.writes) {
@@ -145,7 +145,8 @@ public final class Engine implements Pipeline {
               + "Fix: use a transactional or opaque spout, or opt in to AT_MOST_ONCE or AT_LEAST_ONCE.");
         }
         case OPAQUE -> {
-          if (s.factory.kind() == io.epochal.state.StateKind.TRANSACTIONAL && !s.factory.commitsWithEpoch()) {
+          if (s.factory.kind() == io.epochal.state.StateKind.TRANSACTIONAL
+              && !checkpoints.commitsAtomicallyWith(s.factory)) {
             return Optional.of(spoutDesc + " may re-cut a replayed batch, and " + state + " skips keys it already "
                 + "wrote under that txid (losing records) or counts records twice across txids. Fix: use an "
                 + "OpaqueMap, or a transactional spout, or a store that commits state with the epoch atomically "
@@ -160,8 +161,9 @@ public final class Engine implements Pipeline {
   }
 
   /** Validates the requested guarantee; throws when EXACTLY_ONCE is requested but not deliverable. */
-  public static void validate(String pipeline, Guarantee requested, Graph.Snapshot graph) {
-    Optional<String> why = whyNotExactlyOnce(graph);
+  public static void validate(String pipeline, Guarantee requested, Graph.Snapshot graph,
+      CheckpointStore checkpoints) {
+    Optional<String> why = whyNotExactlyOnce(graph, checkpoints);
     if (why.isEmpty()) {
       return;
     }
@@ -655,6 +657,11 @@ public final class Engine implements Pipeline {
   }
 
   private void abortStates(long txid) {
+    try {
+      config.checkpointStore().abort(config.name(), txid);
+    } catch (RuntimeException e) {
+      LOG.warn("abort({}) of the checkpoint store failed", txid, e);
+    }
     for (State[] parts : states.values()) {
       for (State s : parts) {
         try {
