@@ -145,13 +145,20 @@ public final class Engine implements Pipeline {
               + "Fix: use a transactional or opaque spout, or opt in to AT_MOST_ONCE or AT_LEAST_ONCE.");
         }
         case OPAQUE -> {
-          if (s.factory.kind() == io.epochal.state.StateKind.TRANSACTIONAL
-              && !checkpoints.commitsAtomicallyWith(s.factory)) {
-            return Optional.of(spoutDesc + " may re-cut a replayed batch, and " + state + " skips keys it already "
-                + "wrote under that txid (losing records) or counts records twice across txids. Fix: use an "
-                + "OpaqueMap, or a transactional spout, or a store that commits state with the epoch atomically "
-                + "(RocksDB or YTsaurus epoch commit); or opt in to AT_LEAST_ONCE.");
+          if (checkpoints.commitsAtomicallyWith(s.factory)) {
+            break;
           }
+          if (s.factory.kind() == io.epochal.state.StateKind.TRANSACTIONAL) {
+            return Optional.of(spoutDesc + " may re-cut a replayed batch, and " + state + " skips keys it already "
+                + "wrote under that txid (losing records) or counts records twice across txids. Fix: use a "
+                + "transactional spout, or a store that commits state with the epoch atomically (RocksDB or "
+                + "YTsaurus epoch commit); or opt in to AT_LEAST_ONCE.");
+          }
+          return Optional.of(spoutDesc + " may re-cut a replayed batch, and on the per-key (Trident) protocol "
+              + state + " keeps the failed attempt's value for every key the re-cut batch no longer contains, "
+              + "so the next batch counts those records again (Storm Trident has the same hole). Fix: use a "
+              + "transactional spout, or a store that commits state with the epoch atomically (RocksDB or "
+              + "YTsaurus epoch commit, or the in-memory table store); or opt in to AT_LEAST_ONCE.");
         }
         case TRANSACTIONAL -> {
         }

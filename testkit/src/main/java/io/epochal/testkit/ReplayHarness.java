@@ -1,0 +1,55 @@
+package io.epochal.testkit;
+
+import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.RunSummary;
+import java.util.Objects;
+
+/**
+ * Runs a pipeline to the end through simulated process deaths: each {@link SimulatedCrash} abandons the pipeline
+ * instance (like a killed process) and the harness builds a new incarnation over the same stores, which resumes
+ * after the last committed txid. Deterministic: no threads of its own, no sleeps.
+ */
+public final class ReplayHarness {
+  private ReplayHarness() {
+  }
+
+  /** Builds one incarnation of the pipeline under test; incarnation 0 is the first start. */
+  @FunctionalInterface
+  public interface PipelineFactory {
+    Pipeline build(int incarnation);
+  }
+
+  /**
+   * What a replayed run went through.
+   *
+   * @param restarts how many times the pipeline was rebuilt after a simulated crash
+   * @param failedAttempts attempts that failed and were retried, summed over incarnations
+   * @param lastTxid the last committed txid at the end
+   */
+  public record Outcome(int restarts, long failedAttempts, long lastTxid) {
+  }
+
+  /**
+   * Runs until the spout is idle, restarting after each simulated crash.
+   *
+   * @param maxRestarts a bound on restarts (a pipeline that keeps crashing fails the run)
+   * @throws AssertionError if the pipeline crashed more than {@code maxRestarts} times
+   */
+  public static Outcome runToEnd(PipelineFactory factory, int maxRestarts) {
+    Objects.requireNonNull(factory, "factory");
+    long failedAttempts = 0;
+    for (int incarnation = 0; incarnation <= maxRestarts; incarnation++) {
+      Pipeline pipeline = factory.build(incarnation);
+      try {
+        RunSummary summary = pipeline.runUntilIdle();
+        failedAttempts += pipeline.metrics().failedAttempts();
+        return new Outcome(incarnation, failedAttempts, summary.lastTxid());
+      } catch (SimulatedCrash crash) {
+        failedAttempts += pipeline.metrics().failedAttempts();
+      } finally {
+        pipeline.close();
+      }
+    }
+    throw new AssertionError("pipeline still crashing after " + maxRestarts + " restarts");
+  }
+}
