@@ -1,0 +1,116 @@
+package io.epochal.state.opaque;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.state.ValueUpdater;
+import io.epochal.state.opaque.RecordingBackingMap.InjectedFailure;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Replays of an opaque spout against a store that may fail in the middle of a {@code multiPut}: a failed attempt may
+ * carry different increments, cut into different calls, than the successful attempt of the same txid, and a key may
+ * be updated several times per attempt. After every batch the stored values equal a plain fold of the successful
+ * attempts, and a reader of the batch's own txid sees the values from before it.
+ *
+ * <p>A failed attempt touches only keys the successful attempt writes: a key written only by a failed attempt keeps
+ * that attempt's value (the documented limit of the per-key protocol, pinned by
+ * {@code OpaqueMapTest#shouldKeepAFailedAttemptsValueForAKeyTheSuccessfulAttemptDoesNotWrite}).
+ */
+class OpaqueMapProperties {
+  private static final String TABLE = "counts";
+  private static final List<String> KEYS = List.of("a", "b", "c", "d", "e", "f", "g", "h");
+
+  /** An attempt that fails: its calls, the call whose multiPut fails, how many cells it writes, who retries. */
+  record FailedAttempt(List<Map<String, Long>> calls, int callSeed, int cellsSeed, boolean restart) {
+  }
+
+  /** One batch: the calls of its successful attempt, after its failed attempts. */
+  record Batch(List<Map<String, Long>> calls, List<FailedAttempt> failures) {
+  }
+
+  @Property(tries = 200)
+  void shouldEqualAFoldOfTheSuccessfulAttemptsWhateverFailsAndIsRecut(@ForAll("schedules") List<Batch> schedule) {
+    RecordingBackingMap<String, OpaqueValue<Long>> store = new RecordingBackingMap<>();
+    OpaqueMap<String, Long> map = OpaqueMap.over(store, TABLE);
+    Map<String, Long> model = new HashMap<>();
+    long txid = 0;
+    for (Batch batch : schedule) {
+      txid++;
+      for (FailedAttempt failure : batch.failures()) {
+        map.beginCommit(txid);
+        int failingCall = failure.callSeed() % failure.calls().size();
+        for (int i = 0; i < failingCall; i++) {
+          map.multiUpdate(txid, updaters(failure.calls().get(i)));
+        }
+        Map<String, Long> failing = failure.calls().get(failingCall);
+        store.failNextPutAfter(failure.cellsSeed() % (failing.size() + 1));
+        try {
+          map.multiUpdate(txid, updaters(failing));
+          throw new AssertionError("an opaque update writes every key, so the armed multiPut must fail");
+        } catch (InjectedFailure expected) {
+          // the attempt failed in the middle of its multiPut
+        }
+        if (failure.restart()) {
+          map = OpaqueMap.over(store, TABLE);
+        } else {
+          map.abort(txid);
+        }
+      }
+      Map<String, Long> before = Map.copyOf(model);
+      map.beginCommit(txid);
+      for (Map<String, Long> call : batch.calls()) {
+        Map<String, Long> expected = new HashMap<>();
+        call.forEach((key, increment) -> expected.put(key, model.getOrDefault(key, 0L) + increment));
+        assertEquals(expected, map.multiUpdate(txid, updaters(call)));
+        model.putAll(expected);
+      }
+      map.commit(txid);
+
+      assertEquals(model, map.multiGet(txid, KEYS), "read of batch " + txid + " after its commit");
+      assertEquals(model, OpaqueMap.over(store, TABLE).multiGet(txid + 1, KEYS), "store after batch " + txid);
+      assertEquals(before, OpaqueMap.over(store, TABLE).multiGet(txid, KEYS), "a replay of batch " + txid);
+      for (OpaqueValue<Long> cell : store.cells().values()) {
+        assertTrue(cell.txid() <= txid, cell::toString);
+      }
+    }
+  }
+
+  @Provide
+  Arbitrary<List<Batch>> schedules() {
+    Arbitrary<Map<String, Long>> call =
+        Arbitraries.maps(Arbitraries.of(KEYS), increments()).ofMinSize(1).ofMaxSize(5);
+    Arbitrary<Batch> batch = call.list().ofMinSize(1).ofMaxSize(3).flatMap(calls -> {
+      List<String> touched = new ArrayList<>(new TreeSet<>(calls.stream().flatMap(c -> c.keySet().stream()).toList()));
+      Arbitrary<Map<String, Long>> recutCall =
+          Arbitraries.maps(Arbitraries.of(touched), increments()).ofMinSize(1).ofMaxSize(touched.size());
+      Arbitrary<List<Map<String, Long>>> failedCalls =
+          Arbitraries.oneOf(Arbitraries.just(calls), recutCall.list().ofMinSize(1).ofMaxSize(3));
+      Arbitrary<FailedAttempt> failed = Combinators.combine(failedCalls, Arbitraries.integers().between(0, 100),
+          Arbitraries.integers().between(0, 100), Arbitraries.of(true, false)).as(FailedAttempt::new);
+      return failed.list().ofMaxSize(3).map(failures -> new Batch(calls, failures));
+    });
+    return batch.list().ofMinSize(1).ofMaxSize(8);
+  }
+
+  private static Arbitrary<Long> increments() {
+    return Arbitraries.longs().between(-3, 10);
+  }
+
+  private static Map<String, ValueUpdater<Long>> updaters(Map<String, Long> increments) {
+    Map<String, ValueUpdater<Long>> updaters = new LinkedHashMap<>();
+    increments.forEach((key, increment) -> updaters.put(key, stored -> stored.orElse(0L) + increment));
+    return updaters;
+  }
+}

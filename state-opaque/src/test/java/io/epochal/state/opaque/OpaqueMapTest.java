@@ -1,0 +1,463 @@
+package io.epochal.state.opaque;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.errors.StateAheadException;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateFactory;
+import io.epochal.state.StateKind;
+import io.epochal.state.ValueUpdater;
+import io.epochal.state.opaque.RecordingBackingMap.InjectedFailure;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class OpaqueMapTest {
+  private static final String TABLE = "counts";
+
+  private final RecordingBackingMap<String, OpaqueValue<Long>> store = new RecordingBackingMap<>();
+  private final OpaqueMap<String, Long> map = OpaqueMap.over(store, TABLE);
+
+  private static ValueUpdater<Long> plus(long n) {
+    return stored -> stored.orElse(0L) + n;
+  }
+
+  private static ValueUpdater<Long> recordingPlus(long n, List<Optional<Long>> seen) {
+    return stored -> {
+      seen.add(stored);
+      return stored.orElse(0L) + n;
+    };
+  }
+
+  private static void assertAhead(StateAheadException e, String key, long stored, long batch) {
+    assertEquals(TABLE, e.table());
+    assertEquals(key, e.key());
+    assertEquals(stored, e.storedTxid());
+    assertEquals(batch, e.batchTxid());
+    assertTrue(e.getMessage().contains("'" + TABLE + "'") && e.getMessage().contains("'" + key + "'")
+        && e.getMessage().contains("txid " + stored) && e.getMessage().contains("txid " + batch), e.getMessage());
+  }
+
+  // multiGet, cell by cell
+
+  @Test
+  void shouldReportAbsentKeyAsMissingInMultiGet() {
+    map.beginCommit(1);
+    assertEquals(Map.of(), map.multiGet(1, List.of("a")));
+  }
+
+  @Test
+  void shouldReadCurrWrittenInThisAttemptWithoutReadingTheStore() {
+    store.seed("a", OpaqueValue.of(4L, 1L, 1));
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("a", plus(5)));
+    store.forgetCalls();
+    assertEquals(Map.of("a", 9L), map.multiGet(2, List.of("a")));
+    assertEquals(List.of(), store.gets());
+  }
+
+  @Test
+  void shouldReadCurrOfAnOlderCell() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 6));
+    map.beginCommit(7);
+    assertEquals(Map.of("a", 12L), map.multiGet(7, List.of("a")));
+  }
+
+  @Test
+  void shouldReadPrevOfACellWrittenByAnEarlierAttemptOfTheBatch() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 7));
+    map.beginCommit(7);
+    assertEquals(Map.of("a", 5L), map.multiGet(7, List.of("a")));
+  }
+
+  @Test
+  void shouldReportKeyFirstWrittenByAnEarlierAttemptAsMissing() {
+    store.seed("a", OpaqueValue.first(12L, 7));
+    map.beginCommit(7);
+    assertEquals(Map.of(), map.multiGet(7, List.of("a")));
+  }
+
+  @Test
+  void shouldThrowWhenStoredTxidIsAheadInMultiGet() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 8));
+    map.beginCommit(7);
+    StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiGet(7, List.of("b", "a")));
+    assertAhead(e, "a", 8, 7);
+  }
+
+  // multiUpdate, cell by cell
+
+  @Test
+  void shouldWriteAFirstCellForAnAbsentKey() {
+    List<Optional<Long>> seen = new ArrayList<>();
+    map.beginCommit(1);
+    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", recordingPlus(3, seen))));
+    assertEquals(List.of(Optional.empty()), seen);
+    assertEquals(OpaqueValue.first(3L, 1), store.cell("a"));
+  }
+
+  @Test
+  void shouldBuildOnCurrWrittenInThisAttemptAndKeepItsPrev() {
+    store.seed("a", OpaqueValue.of(10L, 4L, 1));
+    map.beginCommit(2);
+    assertEquals(Map.of("a", 11L), map.multiUpdate(2, Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 13L), map.multiUpdate(2, Map.of("a", plus(2))));
+    assertEquals(OpaqueValue.of(13L, 10L, 2), store.cell("a"));
+  }
+
+  @Test
+  void shouldBuildOnCurrWrittenInThisAttemptForAKeyWithoutPrev() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
+    assertEquals(OpaqueValue.first(3L, 1), store.cell("a"));
+  }
+
+  @Test
+  void shouldNotReadCachedKeysFromTheStore() {
+    store.seed("b", OpaqueValue.first(4L, 1));
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("a", plus(1)));
+    store.forgetCalls();
+    map.multiUpdate(2, ordered("a", plus(1), "b", plus(1)));
+    assertEquals(List.of(List.of("b")), store.gets());
+  }
+
+  @Test
+  void shouldBuildOnCurrOfAnOlderCellAndMoveItToPrev() {
+    List<Optional<Long>> seen = new ArrayList<>();
+    store.seed("a", OpaqueValue.of(12L, 5L, 6));
+    map.beginCommit(7);
+    assertEquals(Map.of("a", 14L), map.multiUpdate(7, Map.of("a", recordingPlus(2, seen))));
+    assertEquals(List.of(Optional.of(12L)), seen);
+    assertEquals(OpaqueValue.of(14L, 12L, 7), store.cell("a"));
+  }
+
+  @Test
+  void shouldRecomputeFromPrevOnReplayAndWriteTheKey() {
+    List<Optional<Long>> seen = new ArrayList<>();
+    store.seed("a", OpaqueValue.of(12L, 5L, 7));
+    map.beginCommit(7);
+    assertEquals(Map.of("a", 8L), map.multiUpdate(7, Map.of("a", recordingPlus(3, seen))));
+    assertEquals(List.of(Optional.of(5L)), seen);
+    assertEquals(List.of(Map.of("a", OpaqueValue.of(8L, 5L, 7))), store.puts());
+  }
+
+  @Test
+  void shouldRecomputeFromNothingOnReplayOfAFirstWrite() {
+    List<Optional<Long>> seen = new ArrayList<>();
+    store.seed("a", OpaqueValue.first(12L, 7));
+    map.beginCommit(7);
+    assertEquals(Map.of("a", 3L), map.multiUpdate(7, Map.of("a", recordingPlus(3, seen))));
+    assertEquals(List.of(Optional.empty()), seen);
+    assertEquals(OpaqueValue.first(3L, 7), store.cell("a"));
+  }
+
+  @Test
+  void shouldWriteEveryGivenKey() {
+    store.seed("a", OpaqueValue.of(1L, 0L, 1)).seed("b", OpaqueValue.of(1L, 0L, 2));
+    map.beginCommit(2);
+    map.multiUpdate(2, ordered("a", plus(1), "b", plus(1), "c", plus(1)));
+    assertEquals(1, store.puts().size());
+    assertEquals(Set.of("a", "b", "c"), store.puts().get(0).keySet());
+  }
+
+  @Test
+  void shouldThrowAndWriteNothingWhenStoredTxidIsAheadInMultiUpdate() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 8));
+    map.beginCommit(7);
+    StateAheadException e = assertThrows(StateAheadException.class,
+        () -> map.multiUpdate(7, ordered("b", plus(1), "a", plus(1))));
+    assertAhead(e, "a", 8, 7);
+    assertEquals(List.of(), store.puts());
+    assertEquals(OpaqueValue.of(12L, 5L, 8), store.cell("a"));
+  }
+
+  // multiPut, cell by cell
+
+  @Test
+  void shouldPutAFirstCellForAnAbsentKey() {
+    map.beginCommit(2);
+    map.multiPut(2, Map.of("a", 5L));
+    assertEquals(OpaqueValue.first(5L, 2), store.cell("a"));
+  }
+
+  @Test
+  void shouldPutOverCurrWrittenInThisAttemptKeepingItsPrevWithoutReadingTheStore() {
+    store.seed("a", OpaqueValue.of(10L, 4L, 1));
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("a", plus(1)));
+    store.forgetCalls();
+    map.multiPut(2, Map.of("a", 5L));
+    assertEquals(List.of(), store.gets());
+    assertEquals(OpaqueValue.of(5L, 10L, 2), store.cell("a"));
+    assertEquals(Map.of("a", 5L), map.multiGet(2, List.of("a")));
+  }
+
+  @Test
+  void shouldPutOverAnOlderCellMovingCurrToPrev() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 6));
+    map.beginCommit(7);
+    map.multiPut(7, Map.of("a", 1L));
+    assertEquals(OpaqueValue.of(1L, 12L, 7), store.cell("a"));
+  }
+
+  @Test
+  void shouldPutOverACellOfAnEarlierAttemptKeepingItsPrev() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 7)).seed("b", OpaqueValue.first(3L, 7));
+    map.beginCommit(7);
+    map.multiPut(7, ordered("a", 1L, "b", 2L));
+    assertEquals(OpaqueValue.of(1L, 5L, 7), store.cell("a"));
+    assertEquals(OpaqueValue.first(2L, 7), store.cell("b"));
+  }
+
+  @Test
+  void shouldThrowAndWriteNothingWhenStoredTxidIsAheadInMultiPut() {
+    store.seed("a", OpaqueValue.of(12L, 5L, 8));
+    map.beginCommit(7);
+    StateAheadException e = assertThrows(StateAheadException.class,
+        () -> map.multiPut(7, ordered("b", 1L, "a", 1L)));
+    assertAhead(e, "a", 8, 7);
+    assertEquals(List.of(), store.puts());
+  }
+
+  // the per-attempt cache's lifecycle and replays
+
+  @Test
+  void shouldKeepCacheAfterCommitSoReadsOfTheSameBatchSeeTheAttempt() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.commit(1);
+    store.forgetCalls();
+    assertEquals(Map.of("a", 1L), map.multiGet(1, List.of("a")));
+    assertEquals(List.of(), store.gets());
+  }
+
+  @Test
+  void shouldDropCacheOnAbortSoTheReplayRecomputesFromPrev() {
+    store.seed("a", OpaqueValue.first(10L, 1));
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("a", plus(1)));
+    map.multiUpdate(2, Map.of("a", plus(1)));
+    map.abort(2);
+    map.beginCommit(2);
+    assertEquals(Map.of("a", 10L), map.multiGet(2, List.of("a")));
+    assertEquals(Map.of("a", 15L), map.multiUpdate(2, Map.of("a", plus(5))));
+    assertEquals(OpaqueValue.of(15L, 10L, 2), store.cell("a"));
+  }
+
+  @Test
+  void shouldDropCacheOnAbortEvenWithoutANewBeginCommit() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.abort(1);
+    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+  }
+
+  @Test
+  void shouldDropCacheOnBeginCommit() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.beginCommit(1);
+    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+  }
+
+  @Test
+  void shouldNotServeCacheToACallForAnotherTxid() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    store.forgetCalls();
+    assertEquals(Map.of("a", 2L), map.multiUpdate(2, Map.of("a", plus(1))));
+    assertEquals(List.of(List.of("a")), store.gets());
+    assertEquals(OpaqueValue.of(2L, 1L, 2), store.cell("a"));
+  }
+
+  @Test
+  void shouldNotCacheCellsOfAFailedPut() {
+    store.seed("a", OpaqueValue.first(10L, 1));
+    map.beginCommit(2);
+    store.failNextPutAfter(1);
+    assertThrows(InjectedFailure.class, () -> map.multiUpdate(2, Map.of("a", plus(1))));
+    store.forgetCalls();
+    assertEquals(Map.of("a", 12L), map.multiUpdate(2, Map.of("a", plus(2))));
+    assertEquals(List.of(List.of("a")), store.gets());
+    assertEquals(OpaqueValue.of(12L, 10L, 2), store.cell("a"));
+  }
+
+  @Test
+  void shouldKeepAFailedAttemptsValueForAKeyTheSuccessfulAttemptDoesNotWrite() {
+    // The documented limit of the per-key protocol: a retry that skips a key cannot repair it.
+    store.seed("a", OpaqueValue.first(10L, 1));
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("a", plus(1)));
+    map.abort(2);
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("b", plus(1)));
+    map.commit(2);
+    assertEquals(Map.of("a", 10L, "b", 1L), map.multiGet(2, List.of("a", "b")));
+    assertEquals(Map.of("a", 11L, "b", 1L), map.multiGet(3, List.of("a", "b")));
+  }
+
+  @Test
+  void shouldMakeOneStoreReadAndOneStoreWritePerCall() {
+    store.seed("b", OpaqueValue.first(1L, 1)).seed("c", OpaqueValue.of(1L, 0L, 2));
+    map.beginCommit(2);
+    map.multiUpdate(2, ordered("a", plus(1), "b", plus(1), "c", plus(1)));
+    assertEquals(1, store.gets().size());
+    assertEquals(Set.of("a", "b", "c"), Set.copyOf(store.gets().get(0)));
+    assertEquals(List.of(Map.of("a", OpaqueValue.first(1L, 2), "b", OpaqueValue.of(2L, 1L, 2),
+        "c", OpaqueValue.of(1L, 0L, 2))), store.puts());
+  }
+
+  @Test
+  void shouldMakeNoStoreReadWhenEveryKeyIsCached() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    store.forgetCalls();
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.multiPut(1, Map.of("a", 1L));
+    map.multiGet(1, List.of("a"));
+    assertEquals(List.of(), store.gets());
+  }
+
+  @Test
+  void shouldWorkWithoutBeginCommit() {
+    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
+  }
+
+  // results, nulls and arguments
+
+  @Test
+  void shouldReturnUnmodifiableMaps() {
+    map.beginCommit(1);
+    Map<String, Long> updated = map.multiUpdate(1, Map.of("a", plus(1)));
+    Map<String, Long> read = map.multiGet(1, List.of("a"));
+    assertThrows(UnsupportedOperationException.class, () -> updated.put("x", 1L));
+    assertThrows(UnsupportedOperationException.class, () -> read.put("x", 1L));
+  }
+
+  @Test
+  void shouldRejectNullArguments() {
+    assertEquals("keys", assertThrows(NullPointerException.class, () -> map.multiGet(1, null)).getMessage());
+    assertEquals("updaters", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, null)).getMessage());
+    assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(1, null)).getMessage());
+  }
+
+  @Test
+  void shouldRejectNullKeysBeforeTouchingTheStore() {
+    Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
+    updaters.put(null, plus(1));
+    Map<String, Long> values = new HashMap<>();
+    values.put(null, 1L);
+    assertEquals("key", assertThrows(NullPointerException.class,
+        () -> map.multiGet(1, Arrays.asList("a", null))).getMessage());
+    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
+    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
+    assertEquals(List.of(), store.gets());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  void shouldRejectNullUpdaterAndNullValueWritingNothing() {
+    Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
+    updaters.put("a", null);
+    Map<String, Long> values = new HashMap<>();
+    values.put("a", null);
+    assertEquals("updater", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
+    assertEquals("value", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  void shouldRejectUpdaterReturningNullNamingKeyAndTable() {
+    NullPointerException e = assertThrows(NullPointerException.class,
+        () -> map.multiUpdate(1, Map.of("a", stored -> null)));
+    assertEquals("updater returned null for key 'a' of table 'counts'", e.getMessage());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  void shouldRejectTxidBelowOne() {
+    assertThrows(IllegalArgumentException.class, () -> map.beginCommit(0));
+    assertThrows(IllegalArgumentException.class, () -> map.multiGet(0, List.of("a")));
+    assertThrows(IllegalArgumentException.class, () -> map.multiUpdate(-1, Map.of("a", plus(1))));
+    assertThrows(IllegalArgumentException.class, () -> map.multiPut(0, Map.of("a", 1L)));
+  }
+
+  @Test
+  void shouldRejectNullStoreOrTableName() {
+    assertThrows(NullPointerException.class, () -> OpaqueMap.over(null, TABLE));
+    assertThrows(NullPointerException.class, () -> OpaqueMap.over(store, null));
+  }
+
+  @Test
+  void shouldExposeWrappedStoreAndTable() {
+    assertSame(store, map.wrapped());
+    assertEquals(TABLE, map.tableName());
+    assertEquals("OpaqueMap[counts over recording-store]", map.toString());
+  }
+
+  // factories
+
+  @Test
+  void shouldMakeOpaqueMapsOverOneStoreNamedAfterTheState() {
+    StateFactory<MapState<String, Long>> factory = OpaqueMap.factory(store);
+    assertEquals(StateKind.OPAQUE, factory.kind());
+    assertEquals("OpaqueMap over recording-store", factory.describe());
+    MapState<String, Long> p0 = factory.makeState(new StateContext("wc", "word-counts", 0, 2));
+    MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "word-counts", 1, 2));
+    p0.multiUpdate(1, Map.of("a", plus(1)));
+    p1.multiUpdate(1, Map.of("b", plus(1)));
+    assertEquals(Set.of("a", "b"), store.cells().keySet());
+    store.seed("c", OpaqueValue.first(1L, 5));
+    StateAheadException e = assertThrows(StateAheadException.class, () -> p1.multiGet(2, List.of("c")));
+    assertEquals("word-counts", e.table());
+  }
+
+  @Test
+  void shouldMakeOneMapPerPartitionOverTheStoreTheFunctionGives() {
+    List<RecordingBackingMap<String, OpaqueValue<Long>>> stores =
+        List.of(new RecordingBackingMap<>(), new RecordingBackingMap<>());
+    StateFactory<MapState<String, Long>> factory = OpaqueMap.factory(context -> stores.get(context.partitionIndex()));
+    assertEquals(StateKind.OPAQUE, factory.kind());
+    assertTrue(factory.describe().startsWith("OpaqueMap over"), factory.describe());
+    factory.makeState(new StateContext("wc", "words", 1, 2)).multiUpdate(1, Map.of("a", plus(1)));
+    assertEquals(Map.of(), stores.get(0).cells());
+    assertEquals(Map.of("a", OpaqueValue.first(1L, 1)), stores.get(1).cells());
+  }
+
+  @Test
+  void shouldRejectNullFromTheStoreFunction() {
+    StateFactory<MapState<String, Long>> factory = OpaqueMap.factory(context -> null);
+    NullPointerException e = assertThrows(NullPointerException.class,
+        () -> factory.makeState(new StateContext("wc", "words", 0, 1)));
+    assertTrue(e.getMessage().contains("words"), e.getMessage());
+    assertThrows(NullPointerException.class,
+        () -> OpaqueMap.factory((RecordingBackingMap<String, OpaqueValue<Long>>) null));
+  }
+
+  /** A map iterating in the given order (so "the key before the ahead key" is well defined). */
+  private static <V> Map<String, V> ordered(String k1, V v1, String k2, V v2) {
+    Map<String, V> map = new LinkedHashMap<>();
+    map.put(k1, v1);
+    map.put(k2, v2);
+    return map;
+  }
+
+  private static <V> Map<String, V> ordered(String k1, V v1, String k2, V v2, String k3, V v3) {
+    Map<String, V> map = ordered(k1, v1, k2, v2);
+    map.put(k3, v3);
+    return map;
+  }
+}

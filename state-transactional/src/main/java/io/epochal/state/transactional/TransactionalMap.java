@@ -1,0 +1,278 @@
+package io.epochal.state.transactional;
+
+import io.epochal.errors.StateAheadException;
+import io.epochal.state.IBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateFactory;
+import io.epochal.state.StateKind;
+import io.epochal.state.ValueUpdater;
+import io.epochal.state.internal.AttemptCache;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * A {@link MapState} that stores {@link TransactionalValue} cells {@code (value, txid)} and applies each batch at most
+ * once per key: Trident's {@code TransactionalMap}, with a detected "state ahead" case. Exactly-once with a
+ * transactional spout (the same records for a txid on every replay); not with an opaque one.
+ *
+ * <p>Rules for batch {@code t} and a key, in every call:
+ * <ul>
+ *   <li>written earlier in this attempt (see below): reads and updates build on that value, and it is written again;
+ *   <li>no stored cell: {@code multiGet} reports it absent; {@code multiUpdate} stores {@code (update(empty), t)};
+ *   <li>stored txid {@code < t}: {@code multiUpdate} stores {@code (update(value), t)};
+ *   <li>stored txid {@code == t} (a replay): {@code multiUpdate} <b>skips</b> the key (returns the stored value and
+ *       does not write it);
+ *   <li>stored txid {@code > t}: every call throws {@link StateAheadException} naming the table, the key and both
+ *       txids, before writing anything;
+ *   <li>{@code multiGet} otherwise returns the stored value, and {@code multiPut(v)} stores {@code (v, t)} (no skip).
+ * </ul>
+ *
+ * <p>Per-attempt cache: the cells this instance wrote for batch {@code t} are kept from the write until the next
+ * {@link #beginCommit}, {@link #abort}, or call for another txid; {@link #commit} keeps them, so reads after the
+ * commit of {@code t} see them. A second update of a key in one attempt therefore builds on the first. The skip is
+ * per key and per batch, though: update a key at most once per batch (as an aggregation does, one
+ * {@code multiUpdate} per partition per batch) if attempts can fail between the two updates, since a replay skips
+ * every update of a key the failed attempt wrote.
+ *
+ * <p>Each call makes at most one {@code multiGet} on the backing map (for the keys not cached) and at most one
+ * {@code multiPut} (only the keys it changes). Atomicity is the backing map's: a failed {@code multiPut} may have
+ * written some cells, which the replay then skips.
+ *
+ * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Nulls are rejected with
+ * {@link NullPointerException}: arguments, keys, updaters, values and values returned by updaters. A txid below 1 is
+ * rejected with {@link IllegalArgumentException}.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @since 0.1.0
+ */
+public final class TransactionalMap<K, V> implements MapState<K, V> {
+  private final IBackingMap<K, TransactionalValue<V>> backing;
+  private final String table;
+  private final AttemptCache<K, TransactionalValue<V>> attempt = new AttemptCache<>();
+
+  private TransactionalMap(IBackingMap<K, TransactionalValue<V>> backing, String table) {
+    this.backing = Objects.requireNonNull(backing, "backing");
+    this.table = Objects.requireNonNull(table, "tableName");
+  }
+
+  /**
+   * Layers the transactional rule over a store.
+   *
+   * @param backing the store of cells
+   * @param tableName the table named in error messages
+   * @throws NullPointerException if an argument is null
+   */
+  public static <K, V> TransactionalMap<K, V> over(IBackingMap<K, TransactionalValue<V>> backing, String tableName) {
+    return new TransactionalMap<>(backing, tableName);
+  }
+
+  /**
+   * A factory making one map per partition over the same store; the table name is the state's name.
+   *
+   * @throws NullPointerException if {@code backing} is null
+   */
+  public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, TransactionalValue<V>> backing) {
+    Objects.requireNonNull(backing, "backing");
+    return new Factory<>(context -> backing, "TransactionalMap over " + backing.describe());
+  }
+
+  /**
+   * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
+   * partition's context; the table name is the state's name.
+   *
+   * @throws NullPointerException if {@code backingPerPartition} is null, or returns null when a state is made
+   */
+  public static <K, V> StateFactory<MapState<K, V>> factory(
+      Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition) {
+    Objects.requireNonNull(backingPerPartition, "backingPerPartition");
+    return new Factory<>(backingPerPartition, "TransactionalMap over a store per partition");
+  }
+
+  @Override
+  public void beginCommit(long txid) {
+    attempt.begin(requireTxid(txid));
+  }
+
+  /** Keeps this attempt's cells: reads after the commit of the same batch still see them. */
+  @Override
+  public void commit(long txid) {
+    requireTxid(txid);
+  }
+
+  @Override
+  public void abort(long txid) {
+    attempt.clear();
+  }
+
+  /**
+   * @return an unmodifiable map of the given keys that have a value
+   * @throws StateAheadException if a stored txid is ahead of {@code txid}
+   */
+  @Override
+  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+    attempt.serve(requireTxid(txid));
+    Map<K, TransactionalValue<V>> stored = attempt.readUncached(keys, backing);
+    Map<K, V> result = new HashMap<>(capacity(keys.size()));
+    for (K key : keys) {
+      TransactionalValue<V> cell = attempt.get(key);
+      if (cell == null) {
+        cell = stored.get(key);
+        if (cell == null) {
+          continue;
+        }
+        checkNotAhead(key, cell, txid);
+      }
+      result.put(key, cell.value());
+    }
+    return Collections.unmodifiableMap(result);
+  }
+
+  /**
+   * @return an unmodifiable map of every given key to its value after the update (the stored value for a skipped key)
+   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
+   */
+  @Override
+  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    attempt.serve(requireTxid(txid));
+    Map<K, TransactionalValue<V>> stored = attempt.readUncached(Objects.requireNonNull(updaters, "updaters").keySet(),
+        backing);
+    int n = updaters.size();
+    Map<K, V> result = new HashMap<>(capacity(n));
+    Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(n));
+    for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
+      K key = entry.getKey();
+      ValueUpdater<V> updater = Objects.requireNonNull(entry.getValue(), "updater");
+      TransactionalValue<V> cell = attempt.get(key);
+      Optional<V> base;
+      if (cell != null) {
+        base = Optional.of(cell.value());
+      } else {
+        cell = stored.get(key);
+        if (cell == null) {
+          base = Optional.empty();
+        } else {
+          switch (cell.decide(txid)) {
+            case APPLY:
+              base = Optional.of(cell.value());
+              break;
+            case SKIP:
+              result.put(key, cell.value());
+              continue;
+            default:
+              throw ahead(key, cell, txid);
+          }
+        }
+      }
+      V value = updater.update(base);
+      if (value == null) {
+        throw new NullPointerException("updater returned null for key '" + key + "' of table '" + table + "'");
+      }
+      result.put(key, value);
+      written.put(key, new TransactionalValue<>(value, txid));
+    }
+    attempt.writeThrough(written, backing);
+    return Collections.unmodifiableMap(result);
+  }
+
+  /**
+   * Stores {@code (v, txid)} for every given key, whatever the stored txid below or at {@code txid}.
+   *
+   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
+   */
+  @Override
+  public void multiPut(long txid, Map<K, V> values) {
+    attempt.serve(requireTxid(txid));
+    Map<K, TransactionalValue<V>> stored = attempt.readUncached(Objects.requireNonNull(values, "values").keySet(),
+        backing);
+    Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(values.size()));
+    for (Map.Entry<K, V> entry : values.entrySet()) {
+      K key = entry.getKey();
+      V value = Objects.requireNonNull(entry.getValue(), "value");
+      if (attempt.get(key) == null) {
+        TransactionalValue<V> cell = stored.get(key);
+        if (cell != null) {
+          checkNotAhead(key, cell, txid);
+        }
+      }
+      written.put(key, new TransactionalValue<>(value, txid));
+    }
+    attempt.writeThrough(written, backing);
+  }
+
+  /** @return the wrapped store */
+  public IBackingMap<K, TransactionalValue<V>> wrapped() {
+    return backing;
+  }
+
+  /** @return the table named in error messages */
+  public String tableName() {
+    return table;
+  }
+
+  @Override
+  public String toString() {
+    return "TransactionalMap[" + table + " over " + backing.describe() + "]";
+  }
+
+  private void checkNotAhead(K key, TransactionalValue<V> cell, long txid) {
+    if (cell.txid() > txid) {
+      throw ahead(key, cell, txid);
+    }
+  }
+
+  private StateAheadException ahead(K key, TransactionalValue<V> cell, long txid) {
+    return new StateAheadException(table, key, cell.txid(), txid);
+  }
+
+  private static long requireTxid(long txid) {
+    if (txid < 1) {
+      throw new IllegalArgumentException("txid must be at least 1, was " + txid);
+    }
+    return txid;
+  }
+
+  private static int capacity(int expectedSize) {
+    return (int) (expectedSize / 0.75f) + 1;
+  }
+
+  private static final class Factory<K, V> implements StateFactory<MapState<K, V>> {
+    private final Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition;
+    private final String description;
+
+    Factory(Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition,
+        String description) {
+      this.backingPerPartition = backingPerPartition;
+      this.description = description;
+    }
+
+    @Override
+    public MapState<K, V> makeState(StateContext context) {
+      Objects.requireNonNull(context, "context");
+      IBackingMap<K, TransactionalValue<V>> backing = Objects.requireNonNull(backingPerPartition.apply(context),
+          () -> "the backing map function returned null for " + context);
+      return over(backing, context.stateName());
+    }
+
+    @Override
+    public StateKind kind() {
+      return StateKind.TRANSACTIONAL;
+    }
+
+    @Override
+    public String describe() {
+      return description;
+    }
+
+    @Override
+    public String toString() {
+      return description;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.epochal.state.transactional;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A stored transactional cell: a value and the txid of the batch that wrote it (Trident's {@code TransactionalValue},
+ * as an immutable record with a primitive txid: there is no "no txid" cell).
+ *
+ * <p>The update rule for batch {@code t} is the pure function {@link #decide(long)}: {@link Decision#APPLY} when the
+ * cell is older than {@code t}, {@link Decision#SKIP} when {@code t} already wrote it (a replay), and
+ * {@link Decision#AHEAD} when it is newer than {@code t} (the state is ahead of the coordinator; never guessed).
+ * Immutable and thread-safe.
+ *
+ * @param value the stored value, never null
+ * @param txid the batch that wrote it, at least 1
+ * @param <V> the value type
+ * @since 0.1.0
+ */
+public record TransactionalValue<V>(V value, long txid) {
+
+  /** What batch {@code t} does with a key's stored cell. */
+  public enum Decision {
+    /** The key has no cell or an older one: apply the update and store {@code (new, t)}. */
+    APPLY,
+    /** The cell was written by batch {@code t} (an earlier attempt): the update is already in it; write nothing. */
+    SKIP,
+    /** The cell was written by a batch after {@code t}: the state is ahead of the coordinator; stop. */
+    AHEAD
+  }
+
+  /**
+   * @throws NullPointerException if {@code value} is null
+   * @throws IllegalArgumentException if {@code txid < 1}
+   */
+  public TransactionalValue {
+    Objects.requireNonNull(value, "value");
+    if (txid < 1) {
+      throw new IllegalArgumentException("txid must be at least 1, was " + txid);
+    }
+  }
+
+  /**
+   * The transactional rule for this stored cell and batch {@code batchTxid}.
+   *
+   * @throws IllegalArgumentException if {@code batchTxid < 1}
+   */
+  public Decision decide(long batchTxid) {
+    requireTxid(batchTxid);
+    return txid < batchTxid ? Decision.APPLY : txid == batchTxid ? Decision.SKIP : Decision.AHEAD;
+  }
+
+  /**
+   * The transactional rule for a key's stored cell, if any, and batch {@code batchTxid}: {@link Decision#APPLY} for
+   * a key without a cell, else {@link #decide(long)}.
+   *
+   * @throws NullPointerException if {@code stored} is null
+   * @throws IllegalArgumentException if {@code batchTxid < 1}
+   */
+  public static Decision decide(Optional<? extends TransactionalValue<?>> stored, long batchTxid) {
+    Objects.requireNonNull(stored, "stored");
+    requireTxid(batchTxid);
+    return stored.isPresent() ? stored.get().decide(batchTxid) : Decision.APPLY;
+  }
+
+  private static void requireTxid(long batchTxid) {
+    if (batchTxid < 1) {
+      throw new IllegalArgumentException("batch txid must be at least 1, was " + batchTxid);
+    }
+  }
+}
