@@ -6,6 +6,8 @@
  * {@link io.epochal.spout.OpaqueSpout} (continues from the last committed position; a replay may re-cut the batch),
  * {@link io.epochal.spout.NonTransactionalSpout} (no replay guarantee), their partitioned variants
  * {@link io.epochal.spout.PartitionedTransactionalSpout} and {@link io.epochal.spout.PartitionedOpaqueSpout}, and the
- * adapters in {@link io.epochal.spout.Spouts}.
+ * adapters in {@link io.epochal.spout.Spouts}, whose batch metadata is a {@link io.epochal.spout.PartitionedMetadata}
+ * (every partition's latest metadata, carried forward, and the set of partitions new in the batch). The adapters are
+ * package-private.
  */
 package io.epochal.spout;
