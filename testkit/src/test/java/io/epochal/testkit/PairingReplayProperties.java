@@ -60,10 +60,11 @@ class PairingReplayProperties {
   @Property
   void transactionalSpoutIntoTransactionalMapCountsExactlyOnce(@ForAll("sentences") List<String> input,
       @ForAll @IntRange(min = 1, max = 6) int batchSize, @ForAll @IntRange(min = 1, max = 4) int partitions,
-      @ForAll @IntRange(min = 1, max = 3) int inFlight, @ForAll("faults") List<Fault> faults) {
+      @ForAll @IntRange(min = 1, max = 3) int inFlight, @ForAll @IntRange(min = 1, max = 2) int threads,
+      @ForAll("faults") List<Fault> faults) {
     InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("counts");
     FaultInjector injector = new FaultInjector(faults);
-    runWordCount(injector, partitions, inFlight, Guarantee.EXACTLY_ONCE,
+    runWordCount(injector, partitions, inFlight, threads, Guarantee.EXACTLY_ONCE,
         i -> ListSpout.of("sentences", input, batchSize),
         TransactionalMap.factory(injector.wrap(store)));
     assertEquals(expectedCounts(input), values(store.snapshot(), TransactionalValue::value), schedule(injector));
@@ -73,10 +74,11 @@ class PairingReplayProperties {
   @Property
   void transactionalSpoutIntoOpaqueMapCountsExactlyOnce(@ForAll("sentences") List<String> input,
       @ForAll @IntRange(min = 1, max = 6) int batchSize, @ForAll @IntRange(min = 1, max = 4) int partitions,
-      @ForAll @IntRange(min = 1, max = 3) int inFlight, @ForAll("faults") List<Fault> faults) {
+      @ForAll @IntRange(min = 1, max = 3) int inFlight, @ForAll @IntRange(min = 1, max = 2) int threads,
+      @ForAll("faults") List<Fault> faults) {
     InMemoryBackingMap<String, OpaqueValue<Long>> store = new InMemoryBackingMap<>("counts");
     FaultInjector injector = new FaultInjector(faults);
-    runWordCount(injector, partitions, inFlight, Guarantee.EXACTLY_ONCE,
+    runWordCount(injector, partitions, inFlight, threads, Guarantee.EXACTLY_ONCE,
         i -> ListSpout.of("sentences", input, batchSize),
         OpaqueMap.factory(injector.wrap(store)));
     assertEquals(expectedCounts(input), values(store.snapshot(), OpaqueValue::curr), schedule(injector));
@@ -98,7 +100,7 @@ class PairingReplayProperties {
       FaultInjector injector = new FaultInjector(List.of(new Fault(FaultPoint.AFTER_STATE_WRITES, 1, false, 0),
           new Fault(FaultPoint.AFTER_STATE_WRITES, 2, false, 0)));
       long s = seed;
-      runWordCount(injector, 1, 1, Guarantee.AT_LEAST_ONCE,
+      runWordCount(injector, 1, 1, 1, Guarantee.AT_LEAST_ONCE,
           i -> ReCuttingOpaqueSpout.of("sentences", input, 1, 4, s),
           OpaqueMap.factory(injector.wrap(store)));
       if (!expectedCounts(input).equals(values(store.snapshot(), OpaqueValue::curr))) {
@@ -121,7 +123,7 @@ class PairingReplayProperties {
       FaultInjector injector = new FaultInjector(List.of(new Fault(FaultPoint.INSIDE_MULTIPUT, 1, false, 1),
           new Fault(FaultPoint.INSIDE_MULTIPUT, 2, false, 1)));
       long s = seed;
-      runWordCount(injector, 1, 1, Guarantee.AT_LEAST_ONCE,
+      runWordCount(injector, 1, 1, 1, Guarantee.AT_LEAST_ONCE,
           i -> ReCuttingOpaqueSpout.of("sentences", input, 1, 4, s),
           TransactionalMap.factory(injector.wrap(store)));
       if (!expectedCounts(input).equals(values(store.snapshot(), TransactionalValue::value))) {
@@ -158,12 +160,13 @@ class PairingReplayProperties {
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  static void runWordCount(FaultInjector injector, int partitions, int inFlight, Guarantee guarantee,
+  static void runWordCount(FaultInjector injector, int partitions, int inFlight, int threads, Guarantee guarantee,
       IntFunction<Spout<String, ?>> spouts, StateFactory<MapState<String, Long>> counts) {
     InMemoryCheckpointStore checkpoints = new InMemoryCheckpointStore();
     ReplayHarness.runToEnd(incarnation -> {
       PipelineBuilder builder = Pipeline.newBuilder("word-count")
           .partitions(partitions)
+          .threads(threads)
           .maxBatchesInFlight(inFlight)
           .guarantee(guarantee)
           .retryPolicy(RetryPolicy.immediate(50))

@@ -558,14 +558,14 @@ public final class Engine implements Pipeline {
         futures.add(pool.submit(() -> task.accept(partition)));
       }
     }
-    RuntimeException first = null;
+    Throwable first = null;
     for (Future<?> f : futures) {
       try {
         f.get();
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
-        if (first == null) {
-          first = cause instanceof RuntimeException re ? re
+        if (first == null || cause instanceof Error && !(first instanceof Error)) {
+          first = cause instanceof RuntimeException || cause instanceof Error ? cause
               : new EpochalException("a partition task failed: " + cause, cause);
         }
       } catch (InterruptedException e) {
@@ -574,7 +574,7 @@ public final class Engine implements Pipeline {
       }
     }
     if (first != null) {
-      throw first;
+      throwUnchecked(first);
     }
   }
 
