@@ -15,7 +15,7 @@ public interface Sleeper {
   static Sleeper system() {
     return d -> {
       if (!d.isZero()) {
-        Thread.sleep(d.toMillis(), (int) (d.toNanosPart() % 1_000_000));
+        Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000);
       }
     };
   }

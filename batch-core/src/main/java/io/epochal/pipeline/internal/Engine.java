@@ -412,7 +412,7 @@ public final class Engine implements Pipeline {
   }
 
   /** Marks a pre-aggregated input waiting for the commit phase. */
-  private record PreAggregated(Object parts) {
+  private record PreAggregated(List<Map<Object, Object>> parts) {
   }
 
   // ---------------------------------------------------------------- commit phase
@@ -428,7 +428,8 @@ public final class Engine implements Pipeline {
       if (node instanceof Node.Stateless op) {
         outputs[node.id] = op.apply(input);
       } else if (node instanceof Node.Aggregate agg) {
-        Object pre = outputs[node.id] instanceof PreAggregated p ? p.parts() : agg.preAggregate(input);
+        List<Map<Object, Object>> pre = outputs[node.id] instanceof PreAggregated p ? p.parts()
+            : agg.preAggregate(input);
         outputs[node.id] = applyAggregate(agg, batch, pre);
       } else if (node instanceof Node.Persist persist) {
         applyPersist(persist, batch, input);
@@ -460,27 +461,25 @@ public final class Engine implements Pipeline {
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, Object pre) {
-    Map<Object, Object>[] parts = (Map<Object, Object>[]) pre;
+  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts) {
     State[] partStates = states.get(agg.stateName);
-    List<Object>[] outs = new List[parts.length];
-    forEachPartition(parts.length, p -> parts[p] != null && !parts[p].isEmpty(), p -> {
+    List<List<Object>> outs = emptyParts(parts.size());
+    forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
-      outs[p] = agg.applyPartition(state, batch, parts[p]);
+      outs.set(p, agg.applyPartition(state, batch, parts.get(p)));
       state.commit(batch.txid());
     });
     return concat(outs);
   }
 
   private void applyPersist(Node.Persist persist, BatchAttempt batch, Object input) {
-    List<Object>[] parts = partitionRecords(input);
+    List<List<Object>> parts = partitionRecords(input);
     State[] partStates = states.get(persist.stateName);
-    forEachPartition(parts.length, p -> !parts[p].isEmpty(), p -> {
+    forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
-      persist.applyPartition(state, batch, parts[p]);
+      persist.applyPartition(state, batch, parts.get(p));
       state.commit(batch.txid());
     });
   }
@@ -489,44 +488,47 @@ public final class Engine implements Pipeline {
   private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input) {
     List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
     int partitions = config.partitions();
-    List<Object>[] parts = new List[partitions];
-    for (int p = 0; p < partitions; p++) {
-      parts[p] = new ArrayList<>();
-    }
+    List<List<Object>> parts = emptyParts(partitions);
     for (Object r : records) {
       Object key = query.keyFn.apply(r);
       if (key == null) {
         throw new InvalidRecordException("stateQuery on state '" + query.stateName + "' got a null key for record "
             + r + " (" + batch + ")");
       }
-      parts[KeyPartitioner.partition(key, partitions)].add(r);
+      parts.get(KeyPartitioner.partition(key, partitions)).add(r);
     }
     State[] partStates = states.get(query.stateName);
-    List<Object>[] outs = new List[partitions];
-    forEachPartition(partitions, p -> !parts[p].isEmpty(),
-        p -> outs[p] = query.applyPartition(partStates[p], batch, parts[p]));
+    List<List<Object>> outs = emptyParts(partitions);
+    forEachPartition(partitions, p -> !parts.get(p).isEmpty(),
+        p -> outs.set(p, query.applyPartition(partStates[p], batch, parts.get(p))));
     return concat(outs);
   }
 
   /** A persist's input split by partition: by key for a grouped input, round-robin for a flat one. */
   @SuppressWarnings("unchecked")
-  private List<Object>[] partitionRecords(Object input) {
+  private List<List<Object>> partitionRecords(Object input) {
     if (input instanceof KeyedBatch k) {
       return k.records;
     }
     List<Object> records = (List<Object>) input;
     int partitions = config.partitions();
-    List<Object>[] parts = new List[partitions];
-    for (int p = 0; p < partitions; p++) {
-      parts[p] = new ArrayList<>(records.size() / partitions + 1);
-    }
+    List<List<Object>> parts = emptyParts(partitions);
     for (int i = 0; i < records.size(); i++) {
-      parts[i % partitions].add(records.get(i));
+      parts.get(i % partitions).add(records.get(i));
     }
     return parts;
   }
 
-  private static List<Object> concat(List<Object>[] parts) {
+  /** One empty, growable list per partition (stays a fixed-size list of lists: set() replaces an entry). */
+  private static List<List<Object>> emptyParts(int partitions) {
+    List<List<Object>> parts = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      parts.add(new ArrayList<>());
+    }
+    return parts;
+  }
+
+  private static List<Object> concat(List<List<Object>> parts) {
     int size = 0;
     for (List<Object> p : parts) {
       size += p == null ? 0 : p.size();

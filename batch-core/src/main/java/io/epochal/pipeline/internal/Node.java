@@ -149,8 +149,8 @@ abstract sealed class Node {
           throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r);
         }
         int p = KeyPartitioner.partition(key, partitions);
-        out.keys[p].add(key);
-        out.records[p].add(r);
+        out.keys.get(p).add(key);
+        out.records.get(p).add(r);
       }
       return out;
     }
@@ -212,13 +212,14 @@ abstract sealed class Node {
 
     /** Process phase: per partition, key → partial value (combiner) or key → records (reducer). */
     @SuppressWarnings("unchecked")
-    Object preAggregate(Object input) {
+    List<Map<Object, Object>> preAggregate(Object input) {
       KeyedBatch in = (KeyedBatch) input;
-      Map<Object, Object>[] parts = new Map[in.partitions()];
-      for (int p = 0; p < parts.length; p++) {
-        List<Object> keys = in.keys[p];
-        List<Object> records = in.records[p];
+      List<Map<Object, Object>> parts = new ArrayList<>(in.partitions());
+      for (int p = 0; p < in.partitions(); p++) {
+        List<Object> keys = in.keys.get(p);
+        List<Object> records = in.records.get(p);
         if (keys.isEmpty()) {
+          parts.add(Map.of());
           continue;
         }
         if (combiner != null) {
@@ -228,13 +229,13 @@ abstract sealed class Node {
             Object value = nonNull(combiner.init(record), this, record);
             partial.merge(keys.get(i), value, combiner::combine);
           }
-          parts[p] = partial;
+          parts.add(partial);
         } else {
           LinkedHashMap<Object, Object> grouped = new LinkedHashMap<>();
           for (int i = 0, n = keys.size(); i < n; i++) {
             ((List<Object>) grouped.computeIfAbsent(keys.get(i), k -> new ArrayList<>())).add(records.get(i));
           }
-          parts[p] = grouped;
+          parts.add(grouped);
         }
       }
       return parts;
