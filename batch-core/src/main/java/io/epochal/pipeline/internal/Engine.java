@@ -130,8 +130,11 @@ public final class Engine implements Pipeline {
       String spoutDesc = "spout '" + spout.name() + "' (" + spout.kind() + ")";
       switch (s.factory.kind()) {
         case NON_TRANSACTIONAL -> {
-          return Optional.of(spoutDesc + " writes " + state + ", which applies a replayed batch twice. Fix: use a "
-              + "TransactionalMap (with a transactional spout) or an OpaqueMap, or opt in to AT_LEAST_ONCE.");
+          if (!checkpoints.commitsAtomicallyWith(s.factory)) {
+            return Optional.of(spoutDesc + " writes " + state + ", which applies a replayed batch twice on the "
+                + "per-key protocol. Fix: use a TransactionalMap (with a transactional spout) or an OpaqueMap, "
+                + "or a store that commits state with the epoch atomically; or opt in to AT_LEAST_ONCE.");
+          }
         }
         case READ_ONLY -> {
           return Optional.of(state + " is read-only and cannot be written. Fix: write a map state instead.");

@@ -1,0 +1,21 @@
+package io.epochal.flow;
+
+/**
+ * Receives the output records of a {@link KeyedProcessor}. Records emitted while processing a batch flow downstream
+ * in the same batch; those of a failed attempt are discarded. Valid only during the {@code process} call it was
+ * passed to; not thread-safe.
+ *
+ * @param <R> the output record type
+ * @since 0.1.0
+ */
+@FunctionalInterface
+public interface Emitter<R> {
+
+  /**
+   * Emits one record.
+   *
+   * @throws io.epochal.errors.InvalidRecordException if {@code record} is null (the batch fails and the pipeline
+   *     stops: records are never dropped silently)
+   */
+  void emit(R record);
+}

@@ -1,0 +1,70 @@
+package io.epochal.flow;
+
+import io.epochal.flow.internal.FlowComputation;
+import io.epochal.flow.internal.FlowPartition;
+import io.epochal.pipeline.StateRef;
+import io.epochal.pipeline.Stream;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Entry point of the Flow-style API: declares a {@link KeyedProcessor} computation on a stream of a pipeline.
+ *
+ * <pre>{@code
+ * TableCheckpointStore checkpoints = TableCheckpointStore.on(TableStores.inMemory());
+ * FlowStates states = FlowStates.on(checkpoints);
+ * PipelineBuilder builder = Pipeline.newBuilder("ads").checkpointStore(checkpoints);
+ * Stream<Event> events = builder.source(spout);
+ * Stream<String> out = Flow.process(events, "banner-stats", Event::bannerId, BannerStats::new, states);
+ * }</pre>
+ *
+ * <p>How it runs: the records are grouped by {@code keyFn} into the pipeline's partitions ({@code farm_hash(key) mod
+ * partitions}, as {@code groupBy}); in the commit phase of every batch, each partition with records starts an epoch,
+ * loads every key of its records in one bulk lookup per state (cache hits excluded), calls
+ * {@link KeyedProcessor#process} once per key, and at the end of the epoch writes the changed states into the
+ * pipeline's epoch, committed with the checkpoint. The emitted records form the returned stream, in the same batch.
+ * The computation is a state of the pipeline named {@code name}, so {@code name} must be unique among the pipeline's
+ * states.
+ *
+ * <p>Supported key types: those of {@code groupBy} ({@link String}, integral numbers, {@link Boolean},
+ * {@link Double}, {@code byte[]}, a {@link List} of those); each state's {@link io.epochal.store.table.KeyCodec} maps
+ * the key to the table's key columns.
+ *
+ * @since 0.1.0
+ */
+public final class Flow {
+  private Flow() {
+  }
+
+  /**
+   * Declares a keyed computation on {@code input}. Calls {@code processor} once now to read the states its
+   * {@code init} declares (and claims their external tables), then once per partition when the pipeline is built.
+   *
+   * @param input the records to process
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record; never null
+   * @param processor makes a processor instance (one per partition)
+   * @param states where the states live
+   * @param <K> the key type
+   * @param <T> the record type
+   * @param <R> the output record type
+   * @return the stream of emitted records
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or the processor declares two states
+   *     with one name
+   * @throws io.epochal.errors.TableClaimedTwiceException if a state claims a table another writer claimed
+   */
+  public static <K, T, R> Stream<R> process(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states) {
+    Objects.requireNonNull(input, "input");
+    Objects.requireNonNull(states, "states");
+    FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.checkpointStore(),
+        states.cache(), states.claims());
+    StateRef<FlowPartition<K, T, R>> ref = input.groupBy(keyFn)
+        .partitionPersist(name, computation, (state, batch, records) -> state.process(batch, records));
+    Stream<List<R>> emitted = input.stateQuery(ref, keyFn, (state, batch, records) -> state.drain(batch, records));
+    return emitted.flatMap(list -> list);
+  }
+}

@@ -1,0 +1,98 @@
+package io.epochal.flow;
+
+import io.epochal.cache.StateCache;
+import io.epochal.flow.internal.TableClaims;
+import io.epochal.store.table.TableCheckpointStore;
+import java.util.Objects;
+
+/**
+ * Where the states of Flow computations live: the {@link TableCheckpointStore} whose table store holds their tables
+ * and whose epoch buffer commits their writes with the pipeline's checkpoint, and the shared {@link StateCache}.
+ * Pass the same checkpoint store to the pipeline builder ({@code Pipeline.newBuilder(..).checkpointStore(..)}): the
+ * states' writes are committed by it.
+ *
+ * <p><b>Table ownership.</b> A {@code FlowStates} records which writer (computation and state) claimed each table:
+ * a second writer claiming a table is refused with {@link io.epochal.errors.TableClaimedTwiceException}, at the
+ * {@link Flow#process} declaring it (external tables) or when the pipeline is built (internal tables). Joiners claim
+ * nothing. Use one {@code FlowStates} per checkpoint store, for every pipeline over it, so that every writer is
+ * checked against every other. Re-declaring the same writer (a pipeline rebuilt after a restart) is allowed.
+ *
+ * <p><b>Protocol.</b> Under {@link io.epochal.store.table.CommitProtocol#EPOCH} (a store with atomic multi-table
+ * commit) Flow states are exactly-once with any replayable spout. Under {@code PER_KEY} their rows carry no txid, so
+ * they declare themselves non-transactional and an {@code EXACTLY_ONCE} pipeline is refused; {@code AT_LEAST_ONCE}
+ * may be opted in to.
+ *
+ * <p>Thread-safe. Entry points: {@link #on(TableCheckpointStore)}, {@link #builder(TableCheckpointStore)}.
+ *
+ * @since 0.1.0
+ */
+public final class FlowStates {
+  private final TableCheckpointStore checkpoints;
+  private final StateCache cache;
+  private final TableClaims claims = new TableClaims();
+
+  private FlowStates(TableCheckpointStore checkpoints, StateCache cache) {
+    this.checkpoints = checkpoints;
+    this.cache = cache;
+  }
+
+  /**
+   * Flow states over {@code checkpoints}, with a new {@link StateCache} of the default size (100 MiB uncompressed,
+   * 1 GiB compressed).
+   *
+   * @throws NullPointerException if {@code checkpoints} is null
+   */
+  public static FlowStates on(TableCheckpointStore checkpoints) {
+    return builder(checkpoints).build();
+  }
+
+  /** @return a builder of Flow states over {@code checkpoints} */
+  public static Builder builder(TableCheckpointStore checkpoints) {
+    return new Builder(checkpoints);
+  }
+
+  /** @return the checkpoint store (and through it the table store) of the states */
+  public TableCheckpointStore checkpointStore() {
+    return checkpoints;
+  }
+
+  /** @return the shared state cache */
+  public StateCache cache() {
+    return cache;
+  }
+
+  TableClaims claims() {
+    return claims;
+  }
+
+  @Override
+  public String toString() {
+    return "FlowStates[" + checkpoints.describe() + ", " + cache + "]";
+  }
+
+  /**
+   * Builds {@link FlowStates}. Options may be set once ({@link IllegalStateException} otherwise). Not thread-safe.
+   */
+  public static final class Builder {
+    private final TableCheckpointStore checkpoints;
+    private StateCache cache;
+
+    private Builder(TableCheckpointStore checkpoints) {
+      this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+    }
+
+    /** The shared cache (default: a new one with the default weights). Share one cache between all states. */
+    public Builder cache(StateCache cache) {
+      if (this.cache != null) {
+        throw new IllegalStateException("cache was already set to " + this.cache);
+      }
+      this.cache = Objects.requireNonNull(cache, "cache");
+      return this;
+    }
+
+    /** @return the Flow states; the builder is unchanged */
+    public FlowStates build() {
+      return new FlowStates(checkpoints, cache == null ? StateCache.builder().build() : cache);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.epochal.flow;
+
+import java.util.List;
+
+/**
+ * A keyed computation in the style of YTsaurus Flow's process functions: it declares named state clients once, in
+ * {@link #init}, and then handles each key of each batch in {@link #process}, reading and writing the key's states
+ * through accessors.
+ *
+ * <p><b>Lifecycle.</b> The pipeline calls the processor supplier once when the computation is declared (a spec pass:
+ * {@code init} runs against a declaring context that records the states, so that the pipeline can validate table
+ * ownership before it is built; the instance is then discarded), and once per partition when the pipeline is built.
+ * Each partition's instance gets {@code init} once, then {@code process} for every key of every batch routed to the
+ * partition. Every instance must declare the same states in the same order.
+ *
+ * <p><b>Per key, per batch.</b> {@code process(key, records, out)} is called once per key that has records in the
+ * batch, with that key's records in emission order. Keys of one partition are processed one after the other on one
+ * thread, in the order of their first record in the batch; different partitions run in parallel. Every key of the
+ * batch was loaded, for every state client, in one bulk lookup per state before the first {@code process} call.
+ *
+ * <p><b>Replays.</b> A failed batch is processed again under the same txid, from the state as committed before it:
+ * nothing a failed attempt wrote is visible, and its emitted records are discarded. {@code process} must therefore
+ * not have side effects outside its states and its emitter.
+ *
+ * <p><b>Thread-safety.</b> An instance is used by one thread at a time; fields may hold state clients, never
+ * accessors (an accessor is valid only in its epoch).
+ *
+ * @param <K> the key type (see {@link io.epochal.flow.Flow#process} for the supported key types)
+ * @param <T> the input record type
+ * @param <R> the output record type
+ * @since 0.1.0
+ */
+public interface KeyedProcessor<K, T, R> {
+
+  /**
+   * Declares the processor's state clients, and keeps them in fields.
+   *
+   * @param context declares states and tells where the processor runs
+   */
+  void init(ProcessorContext<K> context);
+
+  /**
+   * Handles the records of one key in one batch.
+   *
+   * @param key the key, never null
+   * @param records the key's records of this batch in emission order, never empty, unmodifiable
+   * @param out receives the output records
+   */
+  void process(K key, List<T> records, Emitter<R> out);
+}

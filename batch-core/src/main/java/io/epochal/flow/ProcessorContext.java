@@ -1,0 +1,45 @@
+package io.epochal.flow;
+
+/**
+ * What {@link KeyedProcessor#init} gets: where the processor runs, and the factories of its state clients.
+ * Valid only during {@code init}; not thread-safe.
+ *
+ * @param <K> the processor's key type
+ * @since 0.1.0
+ */
+public interface ProcessorContext<K> {
+
+  /** @return the pipeline's name ({@code "<declaring>"} during the spec pass, when it is not known yet) */
+  String pipeline();
+
+  /** @return the computation's name, as given to {@link Flow#process} */
+  String computation();
+
+  /** @return this instance's partition, in {@code [0, partitions())} (0 during the spec pass) */
+  int partition();
+
+  /** @return the number of partitions (1 during the spec pass) */
+  int partitions();
+
+  /**
+   * Declares a read-write state: an internal one (a table created and named by the library) or an external one (a
+   * table the user created, whose schema is validated). The state claims its table for writing.
+   *
+   * @return the client, to keep in a field
+   * @throws IllegalArgumentException if a state or joiner of this computation already has {@code spec}'s name
+   * @throws io.epochal.errors.TableClaimedTwiceException if another writer already claimed the table
+   * @throws io.epochal.errors.SchemaMismatchException if an external table's schema does not fit the spec
+   * @throws IllegalStateException if called after {@code init}, or an external table does not exist
+   */
+  <S> StateClient<K, S> state(StateSpec<K, S> spec);
+
+  /**
+   * Declares a joiner: read-only access, TTL-cached, to a table another writer owns. It claims nothing.
+   *
+   * @return the client, to keep in a field
+   * @throws IllegalArgumentException if a state or joiner of this computation already has {@code spec}'s name
+   * @throws io.epochal.errors.SchemaMismatchException if the table exists with a schema that does not fit the spec
+   * @throws IllegalStateException if called after {@code init}
+   */
+  <S> JoinedStateClient<K, S> joiner(JoinSpec<K, S> spec);
+}

@@ -1,0 +1,201 @@
+package io.epochal.flow;
+
+import io.epochal.codec.Codec;
+import io.epochal.store.table.internal.PlainLayout;
+import io.epochal.store.table.CellLayout;
+import io.epochal.store.table.KeyCodec;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Declares a read-write state for {@link ProcessorContext#state}: its name, its key and value mappings, its default
+ * value, and where it lives.
+ *
+ * <ul>
+ *   <li>{@link #internal}: the library creates and names the table, {@code <pipeline>/<computation>/<state>}, with
+ *       the key codec's columns after {@code hash}, one {@code value bytes} column holding the codec's encoding, and
+ *       the attributes {@code epochal.key}, {@code epochal.codec} and {@code epochal.layout} (a table written with
+ *       another key mapping, codec or layout is refused with {@link io.epochal.errors.SchemaMismatchException}).</li>
+ *   <li>{@link #external}: a table the user created. It must exist; its user key columns must equal the key codec's
+ *       columns and it must have every value column of the layout ({@link Builder#layout}, default one
+ *       {@code value bytes} column), with the same types. Value columns the layout does not know are written as
+ *       null.</li>
+ * </ul>
+ *
+ * <p>Emptiness: a value equal to the default value, or empty by the layout's or {@link Builder#emptyWhen}'s rule, is
+ * empty: it is stored as no row. Caching: by default the state's committed values stay in the shared
+ * {@link io.epochal.cache.StateCache} between epochs ({@link Builder#cached}); this is safe because a state is its
+ * table's only writer.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param <K> the key type
+ * @param <S> the state type; values must be immutable and have a meaningful {@code equals}
+ * @since 0.1.0
+ */
+public final class StateSpec<K, S> {
+  private final String name;
+  private final String externalPath;
+  private final KeyCodec<K> keys;
+  private final Codec<S> codec;
+  private final S defaultValue;
+  private final CellLayout<S> layout;
+  private final Predicate<? super S> emptyWhen;
+  private final boolean cached;
+
+  private StateSpec(Builder<K, S> b) {
+    this.name = b.name;
+    this.externalPath = b.externalPath;
+    this.keys = b.keys;
+    this.codec = b.codec;
+    this.defaultValue = b.defaultValue;
+    this.layout = b.layout == null ? new PlainLayout<>(b.codec, v -> false) : b.layout;
+    this.emptyWhen = b.emptyWhen;
+    this.cached = b.cached == null || b.cached;
+  }
+
+  /**
+   * Starts an internal state: the library creates its table.
+   *
+   * @param name the state's name, unique within the computation; part of the table's path
+   * @param keys maps the processor's keys to the table's key columns
+   * @param codec encodes values into the table and the cache
+   * @param defaultValue the value of an empty state
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}
+   */
+  public static <K, S> Builder<K, S> internal(String name, KeyCodec<K> keys, Codec<S> codec, S defaultValue) {
+    return new Builder<>(name, null, keys, codec, defaultValue);
+  }
+
+  /**
+   * Starts an external state: values live in the user-created table at {@code tablePath}.
+   *
+   * @param codec encodes values into the cache (and into the table, with the default layout)
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or {@code tablePath} is blank
+   */
+  public static <K, S> Builder<K, S> external(String name, String tablePath, KeyCodec<K> keys, Codec<S> codec,
+      S defaultValue) {
+    Objects.requireNonNull(tablePath, "tablePath");
+    if (tablePath.isBlank()) {
+      throw new IllegalArgumentException("tablePath must not be blank");
+    }
+    return new Builder<>(name, tablePath, keys, codec, defaultValue);
+  }
+
+  /** @return the state's name */
+  public String name() {
+    return name;
+  }
+
+  /** @return the user table's path for an external state; empty for an internal state */
+  public Optional<String> externalTablePath() {
+    return Optional.ofNullable(externalPath);
+  }
+
+  /** @return the key mapping */
+  public KeyCodec<K> keys() {
+    return keys;
+  }
+
+  /** @return the codec of values in the cache (and in the table, with the default layout) */
+  public Codec<S> codec() {
+    return codec;
+  }
+
+  /** @return the value of an empty state */
+  public S defaultValue() {
+    return defaultValue;
+  }
+
+  /** @return how values map to value columns */
+  public CellLayout<S> layout() {
+    return layout;
+  }
+
+  /** @return whether the state keeps its committed values in the shared cache between epochs */
+  public boolean cached() {
+    return cached;
+  }
+
+  /** @return whether {@code value} is empty: equal to the default, or empty by the layout's or the state's rule */
+  public boolean isEmpty(S value) {
+    return value.equals(defaultValue) || layout.isEmpty(value) || (emptyWhen != null && emptyWhen.test(value));
+  }
+
+  @Override
+  public String toString() {
+    return "StateSpec[" + name + (externalPath == null ? ", internal" : ", external " + externalPath) + ", "
+        + codec.id() + "]";
+  }
+
+  /**
+   * Builds a {@link StateSpec}. Options may be set once ({@link IllegalStateException} otherwise). Not thread-safe.
+   *
+   * @param <K> the key type
+   * @param <S> the state type
+   */
+  public static final class Builder<K, S> {
+    private final String name;
+    private final String externalPath;
+    private final KeyCodec<K> keys;
+    private final Codec<S> codec;
+    private final S defaultValue;
+    private CellLayout<S> layout;
+    private Predicate<? super S> emptyWhen;
+    private Boolean cached;
+
+    private Builder(String name, String externalPath, KeyCodec<K> keys, Codec<S> codec, S defaultValue) {
+      this.name = checkName(name);
+      this.externalPath = externalPath;
+      this.keys = Objects.requireNonNull(keys, "keys");
+      this.codec = Objects.requireNonNull(codec, "codec");
+      this.defaultValue = Objects.requireNonNull(defaultValue, "defaultValue");
+    }
+
+    static String checkName(String name) {
+      Objects.requireNonNull(name, "name");
+      if (name.isBlank() || name.contains("/")) {
+        throw new IllegalArgumentException("state name '" + name + "' must be non-blank and hold no '/'");
+      }
+      return name;
+    }
+
+    /**
+     * How values map to the table's value columns (default: one {@code value bytes} column, codec-encoded). For an
+     * external table with columns of its own. The layout's {@code txidColumn} is ignored.
+     */
+    public Builder<K, S> layout(CellLayout<S> layout) {
+      if (this.layout != null) {
+        throw new IllegalStateException("layout was already set to " + this.layout);
+      }
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /** The state type's own emptiness rule, besides equality with the default value. */
+    public Builder<K, S> emptyWhen(Predicate<? super S> isEmpty) {
+      if (emptyWhen != null) {
+        throw new IllegalStateException("emptyWhen was already set");
+      }
+      emptyWhen = Objects.requireNonNull(isEmpty, "isEmpty");
+      return this;
+    }
+
+    /** Whether committed values stay in the shared cache between epochs (default true). */
+    public Builder<K, S> cached(boolean cached) {
+      if (this.cached != null) {
+        throw new IllegalStateException("cached was already set to " + this.cached);
+      }
+      this.cached = cached;
+      return this;
+    }
+
+    /** @return the spec; the builder is unchanged */
+    public StateSpec<K, S> build() {
+      return new StateSpec<>(this);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.epochal.flow.internal;
+
+import io.epochal.cache.StateCache;
+import io.epochal.flow.KeyedProcessor;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateKind;
+import io.epochal.store.table.CommitProtocol;
+import io.epochal.store.table.TableBackedStateFactory;
+import io.epochal.store.table.TableCheckpointStore;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A declared Flow computation, and the factory of its per-partition states. Construction runs the spec pass: one
+ * processor instance's {@code init} against a declaring context, which records the declared states and claims the
+ * external tables. Immutable after construction; thread-safe. Internal.
+ *
+ * @param <K> the key type
+ * @param <T> the record type
+ * @param <R> the output type
+ */
+public final class FlowComputation<K, T, R> implements TableBackedStateFactory<FlowPartition<K, T, R>> {
+  private final String name;
+  private final Function<? super T, ? extends K> keyFn;
+  private final Supplier<? extends KeyedProcessor<K, T, R>> processors;
+  private final TableCheckpointStore checkpoints;
+  private final StateCache cache;
+  private final TableClaims claims;
+  private final List<InitContext.Declared> declared;
+
+  /**
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
+   * @throws io.epochal.errors.TableClaimedTwiceException if an external table is claimed by another writer
+   */
+  public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
+      TableClaims claims) {
+    Objects.requireNonNull(name, "name");
+    if (name.isBlank() || name.contains("/")) {
+      throw new IllegalArgumentException("computation name '" + name + "' must be non-blank and hold no '/'");
+    }
+    this.name = name;
+    this.keyFn = Objects.requireNonNull(keyFn, "keyFn");
+    this.processors = Objects.requireNonNull(processors, "processor");
+    this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+    this.cache = Objects.requireNonNull(cache, "cache");
+    this.claims = Objects.requireNonNull(claims, "claims");
+    KeyedProcessor<K, T, R> probe = newProcessor();
+    InitContext<K> spec = InitContext.declaring(this);
+    probe.init(spec);
+    this.declared = spec.finish();
+  }
+
+  KeyedProcessor<K, T, R> newProcessor() {
+    return Objects.requireNonNull(processors.get(), "processor supplier of computation '" + name + "' returned null");
+  }
+
+  String name() {
+    return name;
+  }
+
+  Function<? super T, ? extends K> keyFn() {
+    return keyFn;
+  }
+
+  StateCache cache() {
+    return cache;
+  }
+
+  TableClaims claims() {
+    return claims;
+  }
+
+  List<InitContext.Declared> declared() {
+    return declared;
+  }
+
+  @Override
+  public TableCheckpointStore checkpointStore() {
+    return checkpoints;
+  }
+
+  /**
+   * @throws io.epochal.errors.TableClaimedTwiceException if a table is claimed by another writer
+   * @throws io.epochal.errors.SchemaMismatchException if a table has another schema
+   * @throws IllegalStateException if an external table does not exist, or the partition's {@code init} declares other
+   *     states than the spec pass
+   */
+  @Override
+  public FlowPartition<K, T, R> makeState(StateContext context) {
+    return new FlowPartition<>(this, context);
+  }
+
+  /**
+   * Transactional under the epoch protocol (nothing of a failed attempt is visible, so a replay starts from the
+   * committed state); non-transactional under the per-key protocol (rows carry no txid: a replay applies twice).
+   */
+  @Override
+  public StateKind kind() {
+    return checkpoints.protocol() == CommitProtocol.EPOCH ? StateKind.TRANSACTIONAL : StateKind.NON_TRANSACTIONAL;
+  }
+
+  @Override
+  public String describe() {
+    StringBuilder sb = new StringBuilder("Flow computation '").append(name).append("' (");
+    for (int i = 0; i < declared.size(); i++) {
+      sb.append(i == 0 ? "" : ", ").append(declared.get(i));
+    }
+    return sb.append(") on ").append(checkpoints.describe()).toString();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+}

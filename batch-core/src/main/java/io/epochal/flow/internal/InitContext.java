@@ -1,0 +1,180 @@
+package io.epochal.flow.internal;
+
+import io.epochal.cache.CacheRegion;
+import io.epochal.flow.JoinSpec;
+import io.epochal.flow.JoinedStateClient;
+import io.epochal.flow.ProcessorContext;
+import io.epochal.flow.StateClient;
+import io.epochal.flow.StateSpec;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableCheckpointStore;
+import io.epochal.store.table.TableKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The {@link ProcessorContext} of {@code init}: in the spec pass it records declarations and claims external tables;
+ * for a partition it also opens the tables and makes the clients. Valid only during {@code init}. Internal.
+ *
+ * @param <K> the key type
+ */
+final class InitContext<K> implements ProcessorContext<K> {
+  /** The pipeline name reported during the spec pass. */
+  static final String DECLARING = "<declaring>";
+
+  /** A declared state or joiner, as recorded by the spec pass. */
+  record Declared(boolean writer, String name, String table) {
+    @Override
+    public String toString() {
+      return (writer ? "state '" : "joiner '") + name + "' on " + table;
+    }
+  }
+
+  private final FlowComputation<K, ?, ?> computation;
+  private final String pipeline;
+  private final int partition;
+  private final int partitions;
+  private final Supplier<Epoch> epochs;
+  private final List<Declared> declared = new ArrayList<>();
+  private final List<MutableClient<K, ?>> states = new ArrayList<>();
+  private final List<JoinedClient<K, ?>> joiners = new ArrayList<>();
+  private boolean finished;
+
+  private InitContext(FlowComputation<K, ?, ?> computation, String pipeline, int partition, int partitions,
+      Supplier<Epoch> epochs) {
+    this.computation = computation;
+    this.pipeline = pipeline;
+    this.partition = partition;
+    this.partitions = partitions;
+    this.epochs = epochs;
+  }
+
+  static <K> InitContext<K> declaring(FlowComputation<K, ?, ?> computation) {
+    return new InitContext<>(computation, null, 0, 1, () -> null);
+  }
+
+  static <K> InitContext<K> partition(FlowComputation<K, ?, ?> computation, String pipeline, int partition,
+      int partitions, Supplier<Epoch> epochs) {
+    return new InitContext<>(computation, pipeline, partition, partitions, epochs);
+  }
+
+  private boolean declaringOnly() {
+    return pipeline == null;
+  }
+
+  @Override
+  public String pipeline() {
+    return declaringOnly() ? DECLARING : pipeline;
+  }
+
+  @Override
+  public String computation() {
+    return computation.name();
+  }
+
+  @Override
+  public int partition() {
+    return partition;
+  }
+
+  @Override
+  public int partitions() {
+    return partitions;
+  }
+
+  private TableCheckpointStore checkpoints() {
+    return computation.checkpointStore();
+  }
+
+  private String writerName(String state, boolean external) {
+    return "computation '" + computation.name() + "' state '" + state + "'"
+        + (external ? "" : " of pipeline '" + pipeline + "'");
+  }
+
+  private String internalPath(String computationName, String state) {
+    return checkpoints().tablePrefix() + pipeline + "/" + computationName + "/" + state;
+  }
+
+  private void declare(boolean writer, String name, String table) {
+    if (finished) {
+      throw new IllegalStateException("states of computation '" + computation.name() + "' can only be declared "
+          + "in init()");
+    }
+    for (Declared d : declared) {
+      if (d.name().equals(name)) {
+        throw new IllegalArgumentException("computation '" + computation.name() + "' declares two states or "
+            + "joiners named '" + name + "'");
+      }
+    }
+    declared.add(new Declared(writer, name, table));
+  }
+
+  @Override
+  public <S> StateClient<K, S> state(StateSpec<K, S> spec) {
+    Objects.requireNonNull(spec, "spec");
+    String external = spec.externalTablePath().orElse(null);
+    declare(true, spec.name(), external != null ? external : "<pipeline>/" + computation.name() + "/" + spec.name());
+    if (declaringOnly()) {
+      if (external != null) {
+        computation.claims().claim(external, writerName(spec.name(), true));
+      }
+      MutableClient<K, S> stub = new MutableClient<>(spec, computation.name(),
+          external != null ? external : DECLARING + "/" + computation.name() + "/" + spec.name(), null, null,
+          () -> null);
+      states.add(stub);
+      return stub;
+    }
+    String path = external != null ? external : internalPath(computation.name(), spec.name());
+    computation.claims().claim(path, writerName(spec.name(), external != null));
+    Table table = external != null
+        ? Tables.openExternal(checkpoints().tableStore(), path, spec.keys(), spec.layout(),
+            "external state '" + spec.name() + "' of computation '" + computation.name() + "'")
+        : Tables.openInternal(checkpoints().tableStore(), path, spec.keys(), spec.codec().id(), spec.layout());
+    CacheRegion<TableKey, S> region = spec.cached()
+        ? computation.cache().newRegion(path + "#" + partition, spec.codec()).build()
+        : null;
+    MutableClient<K, S> client = new MutableClient<>(spec, computation.name(), path, table, region, epochs);
+    states.add(client);
+    return client;
+  }
+
+  @Override
+  public <S> JoinedStateClient<K, S> joiner(JoinSpec<K, S> spec) {
+    Objects.requireNonNull(spec, "spec");
+    String byPath = spec.tablePath().orElse(null);
+    declare(false, spec.name(), byPath != null ? byPath
+        : "<pipeline>/" + spec.computation().orElseThrow() + "/" + spec.state().orElseThrow());
+    if (declaringOnly()) {
+      JoinedClient<K, S> stub = new JoinedClient<>(spec, computation.name(), byPath, null, null, null, () -> null);
+      joiners.add(stub);
+      return stub;
+    }
+    String path = byPath != null ? byPath : internalPath(spec.computation().orElseThrow(), spec.state().orElseThrow());
+    Table table = byPath != null
+        ? Tables.openExternal(checkpoints().tableStore(), path, spec.keys(), spec.layout(),
+            "joiner '" + spec.name() + "' of computation '" + computation.name() + "'")
+        : Tables.openInternal(checkpoints().tableStore(), path, spec.keys(), spec.codec().id(), spec.layout());
+    CacheRegion<TableKey, S> region = computation.cache().newRegion("join:" + path + "#" + partition, spec.codec())
+        .ttl(spec.ttl()).build();
+    JoinedClient<K, S> client = new JoinedClient<>(spec, computation.name(), path, checkpoints().tableStore(), table,
+        region, epochs);
+    joiners.add(client);
+    return client;
+  }
+
+  /** Ends {@code init}: later declarations are refused. @return what was declared */
+  List<Declared> finish() {
+    finished = true;
+    return List.copyOf(declared);
+  }
+
+  List<MutableClient<K, ?>> states() {
+    return List.copyOf(states);
+  }
+
+  List<JoinedClient<K, ?>> joiners() {
+    return List.copyOf(joiners);
+  }
+}

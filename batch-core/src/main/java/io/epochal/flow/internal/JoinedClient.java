@@ -1,0 +1,172 @@
+package io.epochal.flow.internal;
+
+import io.epochal.cache.CacheRegion;
+import io.epochal.flow.JoinSpec;
+import io.epochal.flow.JoinedStateAccessor;
+import io.epochal.flow.JoinedStateClient;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.StoreTransaction;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableStore;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A joiner of one partition: read-only, reads committed rows (its own read transaction, never the epoch buffer, so
+ * that nothing uncommitted enters the TTL cache), caches them with the joiner's TTL. Used by one thread at a time.
+ * Internal.
+ *
+ * @param <K> the key type
+ * @param <S> the state type
+ */
+final class JoinedClient<K, S> implements JoinedStateClient<K, S> {
+  private final JoinSpec<K, S> spec;
+  private final String computation;
+  private final String path;
+  private final TableStore store;
+  private final Table table;
+  private final CacheRegion<TableKey, S> region;
+  private final Supplier<Epoch> currentEpoch;
+
+  private Epoch epoch;
+  private final Map<TableKey, Optional<S>> loaded = new HashMap<>();
+
+  JoinedClient(JoinSpec<K, S> spec, String computation, String path, TableStore store, Table table,
+      CacheRegion<TableKey, S> region, Supplier<Epoch> currentEpoch) {
+    this.spec = spec;
+    this.computation = computation;
+    this.path = path;
+    this.store = store;
+    this.table = table;
+    this.region = region;
+    this.currentEpoch = currentEpoch;
+  }
+
+  @Override
+  public String name() {
+    return spec.name();
+  }
+
+  @Override
+  public String tablePath() {
+    return path;
+  }
+
+  JoinSpec<K, S> spec() {
+    return spec;
+  }
+
+  void begin(Epoch e) {
+    epoch = e;
+    loaded.clear();
+  }
+
+  /** Loads {@code keys}: from the cache while their TTL lasts, the rest in ONE lookup of committed rows. */
+  void load(Collection<? extends K> keys) {
+    Epoch e = requireEpoch();
+    LinkedHashSet<TableKey> wanted = new LinkedHashSet<>();
+    for (K key : keys) {
+      TableKey tk = spec.keys().toKey(table.schema(), key);
+      if (!loaded.containsKey(tk)) {
+        wanted.add(tk);
+      }
+    }
+    if (wanted.isEmpty()) {
+      return;
+    }
+    Map<TableKey, Optional<S>> hits = region.getAllPresent(wanted);
+    loaded.putAll(hits);
+    List<TableKey> misses = new ArrayList<>(wanted.size());
+    for (TableKey tk : wanted) {
+      if (!hits.containsKey(tk)) {
+        misses.add(tk);
+      }
+    }
+    if (misses.isEmpty()) {
+      return;
+    }
+    List<Optional<Row>> found;
+    try (StoreTransaction tx = store.begin()) {
+      found = tx.lookup(table, misses);
+    }
+    for (int i = 0; i < misses.size(); i++) {
+      TableKey tk = misses.get(i);
+      Optional<S> value = found.get(i).map(r -> MutableClient.decode(spec.layout(), table, tk, r, e));
+      loaded.put(tk, value);
+      if (value.isPresent()) {
+        region.put(tk, value.get());
+      } else {
+        region.putMissing(tk);
+      }
+    }
+  }
+
+  @Override
+  public JoinedStateAccessor<S> accessor(K key) {
+    Objects.requireNonNull(key, "key");
+    Epoch e = requireEpoch();
+    TableKey tk = spec.keys().toKey(table.schema(), key);
+    if (!loaded.containsKey(tk)) {
+      load(List.of(key));
+    }
+    return new Accessor(e, key, loaded.get(tk));
+  }
+
+  private Epoch requireEpoch() {
+    Epoch e = currentEpoch.get();
+    if (table == null || e == null || e != epoch || e.ended()) {
+      throw new IllegalStateException("Joiner '" + spec.name() + "' of computation '" + computation
+          + "' has no current epoch: ask for accessors inside process(), never in init() or after a batch");
+    }
+    return e;
+  }
+
+  void abort() {
+    loaded.clear();
+  }
+
+  /** One key's read-only view in one epoch. */
+  private final class Accessor implements JoinedStateAccessor<S> {
+    private final Epoch owner;
+    private final K key;
+    private final Optional<S> value;
+
+    Accessor(Epoch owner, K key, Optional<S> value) {
+      this.owner = owner;
+      this.key = key;
+      this.value = value;
+    }
+
+    private void checkLive() {
+      if (owner.ended()) {
+        throw new IllegalStateException("Accessor of state '" + spec.name() + "' for key '" + key
+            + "' belongs to epoch " + owner.txid + ", which has ended");
+      }
+    }
+
+    @Override
+    public Optional<S> get() {
+      checkLive();
+      return value;
+    }
+
+    @Override
+    public S getOrDefault(S defaultValue) {
+      checkLive();
+      return value.isPresent() ? value.get() : defaultValue;
+    }
+
+    @Override
+    public String toString() {
+      return "JoinedStateAccessor[" + spec.name() + ", key " + key + ", epoch " + owner.txid + "]";
+    }
+  }
+}

@@ -1,0 +1,280 @@
+package io.epochal.flow.internal;
+
+import io.epochal.cache.CacheRegion;
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.flow.StateAccessor;
+import io.epochal.flow.StateClient;
+import io.epochal.flow.StateSpec;
+import io.epochal.store.table.CellLayout;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * A read-write state client of one partition. Per epoch: {@link #begin}, {@link #load} of the batch's keys (cache
+ * hits, then one bulk lookup through the epoch buffer for the misses), accessors, then {@link #flush} of the changed
+ * keys into the epoch buffer (and the cache). On a failed attempt {@link #abort} drops the region of the cache.
+ * Used by one thread at a time. Internal.
+ *
+ * @param <K> the key type
+ * @param <S> the state type
+ */
+final class MutableClient<K, S> implements StateClient<K, S> {
+  private final StateSpec<K, S> spec;
+  private final String computation;
+  private final String path;
+  private final Table table;
+  private final CacheRegion<TableKey, S> region;
+  private final Supplier<Epoch> currentEpoch;
+
+  private Epoch epoch;
+  /** Committed values of the keys loaded in this epoch (normalized: an empty value is absent). */
+  private final Map<TableKey, Optional<S>> loaded = new HashMap<>();
+  /** Keys loaded in this epoch that have a row (a row may hold an empty value in an external table). */
+  private final Set<TableKey> rows = new HashSet<>();
+  private final Map<TableKey, Accessor> accessors = new LinkedHashMap<>();
+  /**
+   * Whether the cache holds values this client flushed in an epoch not known to be committed yet. The engine starts
+   * the next epoch only after the previous one committed, and aborts before retrying, so {@link #begin} clears it.
+   */
+  private boolean cachedUncommitted;
+
+  /** A client bound to a partition ({@code table} non-null) or a declaration stub ({@code table} null). */
+  MutableClient(StateSpec<K, S> spec, String computation, String path, Table table, CacheRegion<TableKey, S> region,
+      Supplier<Epoch> currentEpoch) {
+    this.spec = spec;
+    this.computation = computation;
+    this.path = path;
+    this.table = table;
+    this.region = region;
+    this.currentEpoch = currentEpoch;
+  }
+
+  @Override
+  public String name() {
+    return spec.name();
+  }
+
+  @Override
+  public String tablePath() {
+    return path;
+  }
+
+  StateSpec<K, S> spec() {
+    return spec;
+  }
+
+  void begin(Epoch e) {
+    epoch = e;
+    cachedUncommitted = false;
+    loaded.clear();
+    rows.clear();
+    accessors.clear();
+  }
+
+  /** Loads {@code keys} not loaded yet in this epoch: cache hits first, the rest in ONE lookup. */
+  void load(Collection<? extends K> keys) {
+    Epoch e = requireEpoch();
+    LinkedHashSet<TableKey> wanted = new LinkedHashSet<>();
+    for (K key : keys) {
+      TableKey tk = spec.keys().toKey(table.schema(), key);
+      if (!loaded.containsKey(tk)) {
+        wanted.add(tk);
+      }
+    }
+    if (wanted.isEmpty()) {
+      return;
+    }
+    List<TableKey> misses = new ArrayList<>(wanted.size());
+    if (region != null) {
+      Map<TableKey, Optional<S>> hits = region.getAllPresent(wanted);
+      for (TableKey tk : wanted) {
+        Optional<S> hit = hits.get(tk);
+        if (hit == null) {
+          misses.add(tk);
+        } else {
+          loaded.put(tk, hit);
+          if (hit.isPresent()) {
+            rows.add(tk);
+          }
+        }
+      }
+    } else {
+      misses.addAll(wanted);
+    }
+    if (misses.isEmpty()) {
+      return;
+    }
+    List<Optional<Row>> found = e.buffer.lookup(table, misses);
+    for (int i = 0; i < misses.size(); i++) {
+      TableKey tk = misses.get(i);
+      Optional<Row> row = found.get(i);
+      Optional<S> value = row.map(r -> decode(spec.layout(), table, tk, r, e)).filter(v -> !spec.isEmpty(v));
+      loaded.put(tk, value);
+      if (row.isPresent()) {
+        rows.add(tk);
+      }
+      if (region != null) {
+        if (value.isPresent()) {
+          region.put(tk, value.get());
+        } else if (row.isEmpty()) {
+          region.putMissing(tk);
+        }
+      }
+    }
+  }
+
+  static <S> S decode(CellLayout<S> layout, Table table, TableKey key, Row row, Epoch e) {
+    try {
+      return Objects.requireNonNull(layout.read(row), "layout " + layout.id() + " decoded null");
+    } catch (RuntimeException ex) {
+      throw new StateCorruptedException(table.path(), key.describeParts(),
+          "none (Flow state rows carry no txid; read in epoch " + e.txid + ")", ex);
+    }
+  }
+
+  @Override
+  public StateAccessor<S> accessor(K key) {
+    Objects.requireNonNull(key, "key");
+    Epoch e = requireEpoch();
+    TableKey tk = spec.keys().toKey(table.schema(), key);
+    Accessor a = accessors.get(tk);
+    if (a == null) {
+      if (!loaded.containsKey(tk)) {
+        load(List.of(key)); // an explicit key outside the batch: its own lookup
+      }
+      a = new Accessor(e, key, loaded.get(tk));
+      accessors.put(tk, a);
+    }
+    return a;
+  }
+
+  private Epoch requireEpoch() {
+    Epoch e = currentEpoch.get();
+    if (table == null || e == null || e != epoch || e.ended()) {
+      throw new IllegalStateException("State '" + spec.name() + "' of computation '" + computation
+          + "' has no current epoch: ask for accessors inside process(), never in init() or after a batch");
+    }
+    return e;
+  }
+
+  /** Writes every changed key of the epoch into the epoch buffer, then into the cache. */
+  void flush() {
+    Epoch e = requireEpoch();
+    List<Row> upserts = new ArrayList<>();
+    List<TableKey> deletes = new ArrayList<>();
+    Map<TableKey, Optional<S>> written = new LinkedHashMap<>();
+    for (Map.Entry<TableKey, Accessor> entry : accessors.entrySet()) {
+      Accessor a = entry.getValue();
+      TableKey tk = entry.getKey();
+      if (!a.dirty || (a.value.equals(loaded.get(tk)) && (a.value.isPresent() || !rows.contains(tk)))) {
+        continue;
+      }
+      if (a.value.isPresent()) {
+        Row.Builder row = Row.builder(tk);
+        spec.layout().write(a.value.get(), row);
+        upserts.add(row.build());
+      } else {
+        deletes.add(tk);
+      }
+      written.put(tk, a.value);
+    }
+    if (!upserts.isEmpty() || !deletes.isEmpty()) {
+      e.buffer.write(table, upserts, deletes);
+    }
+    if (region != null && !written.isEmpty()) {
+      cachedUncommitted = true;
+      region.putAll(written);
+    }
+  }
+
+  /**
+   * The epoch's attempt failed (possibly after {@link #flush}, when the epoch commit itself failed): drop the region
+   * if it holds values of the attempt. Values loaded from the store are committed and stay.
+   */
+  void abort() {
+    accessors.clear();
+    loaded.clear();
+    rows.clear();
+    if (region != null && cachedUncommitted) {
+      region.invalidateAll();
+    }
+    cachedUncommitted = false;
+  }
+
+  /** One key's read-write view in one epoch. */
+  private final class Accessor implements StateAccessor<S> {
+    private final Epoch owner;
+    private final K key;
+    private Optional<S> value;
+    private boolean dirty;
+
+    Accessor(Epoch owner, K key, Optional<S> value) {
+      this.owner = owner;
+      this.key = key;
+      this.value = value;
+    }
+
+    private void checkLive() {
+      if (owner.ended()) {
+        throw new IllegalStateException("Accessor of state '" + spec.name() + "' for key '" + key
+            + "' belongs to epoch " + owner.txid + ", which has ended");
+      }
+    }
+
+    @Override
+    public Optional<S> get() {
+      checkLive();
+      return value;
+    }
+
+    @Override
+    public S getOrDefault(S defaultValue) {
+      checkLive();
+      return value.isPresent() ? value.get() : defaultValue;
+    }
+
+    @Override
+    public void set(S newValue) {
+      checkLive();
+      Objects.requireNonNull(newValue, "value");
+      value = spec.isEmpty(newValue) ? Optional.empty() : Optional.of(newValue);
+      dirty = true;
+    }
+
+    @Override
+    public S update(UnaryOperator<S> fn) {
+      checkLive();
+      Objects.requireNonNull(fn, "fn");
+      S next = Objects.requireNonNull(fn.apply(value.orElse(spec.defaultValue())),
+          "update of state '" + spec.name() + "' returned null");
+      set(next);
+      return next;
+    }
+
+    @Override
+    public void clear() {
+      checkLive();
+      value = Optional.empty();
+      dirty = true;
+    }
+
+    @Override
+    public String toString() {
+      return "StateAccessor[" + spec.name() + ", key " + key + ", epoch " + owner.txid + "]";
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package io.epochal.store.table;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A named, typed column of a {@link TableSchema}. Key columns are always required (never null); value columns are
+ * nullable unless {@code required}.
+ *
+ * <p>Names match {@code [A-Za-z_][A-Za-z0-9_]*}. Immutable and thread-safe.
+ *
+ * @param name the column name
+ * @param type the column type
+ * @param required whether a value column must hold a value in every row (always true for key columns)
+ * @since 0.1.0
+ */
+public record Column(String name, ColumnType type, boolean required) {
+  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+  /**
+   * @throws NullPointerException if {@code name} or {@code type} is null
+   * @throws IllegalArgumentException if {@code name} is not a valid column name
+   */
+  public Column {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(type, "type");
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("invalid column name '" + name + "': expected [A-Za-z_][A-Za-z0-9_]*");
+    }
+  }
+
+  /** A nullable column. */
+  public static Column of(String name, ColumnType type) {
+    return new Column(name, type, false);
+  }
+
+  /** A required (non-null) column. */
+  public static Column required(String name, ColumnType type) {
+    return new Column(name, type, true);
+  }
+
+  @Override
+  public String toString() {
+    return name + " " + type.displayName() + (required ? " required" : "");
+  }
+}

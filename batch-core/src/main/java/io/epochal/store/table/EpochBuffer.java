@@ -1,0 +1,58 @@
+package io.epochal.store.table;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The writes of one pipeline's current epoch, for state implementations that write tables of a
+ * {@link TableCheckpointStore}'s store (the table-backed map states, Flow-style state clients). Obtained from
+ * {@link TableCheckpointStore#epoch(String, long)}.
+ *
+ * <p>Under {@link CommitProtocol#EPOCH} writes are buffered until {@link TableCheckpointStore#commit} writes them, with
+ * the checkpoint, in one store transaction under the pipeline's lease; {@link TableCheckpointStore#abort} drops them.
+ * Under {@link CommitProtocol#PER_KEY} each {@link #write} call is applied at once as its own store transaction under
+ * the lease (atomic per call).
+ *
+ * <p>Thread-safe: partitions of a batch write concurrently. Within an epoch the last write of a key wins. Null
+ * arguments are rejected with {@link NullPointerException}.
+ *
+ * @since 0.1.0
+ */
+public interface EpochBuffer {
+
+  /** @return the pipeline whose epoch this is */
+  String pipeline();
+
+  /** @return the protocol in force */
+  CommitProtocol protocol();
+
+  /**
+   * Reads keys as this epoch sees them: a key written in the epoch's buffer reads as written (absent if deleted),
+   * every other key as committed in the store.
+   *
+   * @return one element per key, in order; empty for a missing key
+   * @throws io.epochal.errors.StoreException if the store cannot be read
+   */
+  List<Optional<Row>> lookup(Table table, List<TableKey> keys);
+
+  /**
+   * Upserts {@code upserts} and deletes {@code deletes} in {@code table}.
+   *
+   * @throws io.epochal.errors.LeaseLostException under {@link CommitProtocol#PER_KEY}, if the pipeline's lease was
+   *     taken over (nothing written)
+   * @throws io.epochal.errors.CommitConflictException under {@link CommitProtocol#PER_KEY}, on a write conflict
+   * @throws io.epochal.errors.StoreException if the store cannot be written
+   */
+  void write(Table table, Collection<Row> upserts, Collection<TableKey> deletes);
+
+  /** Upserts one row; see {@link #write}. */
+  default void upsert(Table table, Row row) {
+    write(table, List.of(row), List.of());
+  }
+
+  /** Deletes one key; see {@link #write}. */
+  default void delete(Table table, TableKey key) {
+    write(table, List.of(), List.of(key));
+  }
+}

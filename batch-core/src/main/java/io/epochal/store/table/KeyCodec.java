@@ -1,0 +1,109 @@
+package io.epochal.store.table;
+
+import io.epochal.store.table.internal.SimpleKeyCodec;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Maps a typed state key {@code K} to the user key columns of a table (everything but {@value TableSchema#HASH_COLUMN},
+ * which {@link TableKey} computes) and back. Built-ins: {@link #strings()} (one {@code string} column {@code key}),
+ * {@link #longs()} (one {@code int64} column {@code key}), {@link #list(Column...)} (composite {@code List} keys) and
+ * {@link #of} (any mapping, for composite keys such as records).
+ *
+ * <p>Contract: {@code fromKey(toKey(schema, k))} equals {@code k}; {@link #toParts} returns one non-null value per
+ * column, of the column's type. Implementations are immutable and thread-safe. A null key is rejected with
+ * {@link NullPointerException}; a null key part with a {@link NullPointerException} naming the table and column.
+ *
+ * @param <K> the key type
+ * @since 0.1.0
+ */
+public interface KeyCodec<K> {
+
+  /** @return the user key columns, in order */
+  List<Column> columns();
+
+  /**
+   * @return the values of the user key columns for {@code key}, in column order
+   * @throws NullPointerException if {@code key} is null
+   */
+  List<?> toParts(K key);
+
+  /**
+   * @return the key of {@code key} in a table with {@code schema}, whose user key columns must be {@link #columns()}
+   * @throws NullPointerException if an argument or a key part is null (the message names the table and column)
+   * @throws IllegalArgumentException if a part does not fit its column
+   */
+  default TableKey toKey(TableSchema schema, K key) {
+    Objects.requireNonNull(schema, "schema");
+    return TableKey.of(schema, toParts(Objects.requireNonNull(key, "key")));
+  }
+
+  /** @return the typed key of a table key written by {@link #toKey} */
+  K fromKey(TableKey key);
+
+  /**
+   * A stable identifier of the mapping, e.g. {@code "string:key"}; recorded as the table attribute
+   * {@code epochal.key}, so a table written with another key mapping is refused.
+   */
+  String id();
+
+  /** String keys in one {@code string} key column named {@code key}. */
+  static KeyCodec<String> strings() {
+    return strings("key");
+  }
+
+  /** String keys in one {@code string} key column named {@code column}. */
+  static KeyCodec<String> strings(String column) {
+    Column c = Column.required(column, ColumnType.STRING);
+    return new SimpleKeyCodec<>("string:" + column, List.of(c), List::of, k -> (String) k.get(0));
+  }
+
+  /** Long keys in one {@code int64} key column named {@code key}. */
+  static KeyCodec<Long> longs() {
+    return longs("key");
+  }
+
+  /** Long keys in one {@code int64} key column named {@code column}. */
+  static KeyCodec<Long> longs(String column) {
+    Column c = Column.required(column, ColumnType.INT64);
+    return new SimpleKeyCodec<>("int64:" + column, List.of(c), List::of, k -> (Long) k.get(0));
+  }
+
+  /**
+   * Composite keys given as lists, one element per column (the key shape {@code groupBy} accepts for composite keys);
+   * integral elements are widened to {@code Long}, so {@code fromKey} returns {@code Long} for {@code int64} columns.
+   *
+   * @throws IllegalArgumentException if no column is given
+   */
+  static KeyCodec<List<Object>> list(Column... columns) {
+    List<Column> cols = List.copyOf(Arrays.asList(columns));
+    if (cols.isEmpty()) {
+      throw new IllegalArgumentException("a composite key needs at least one column");
+    }
+    StringBuilder id = new StringBuilder("list:");
+    for (int i = 0; i < cols.size(); i++) {
+      id.append(i == 0 ? "" : ",").append(cols.get(i).type().displayName()).append(' ').append(cols.get(i).name());
+    }
+    return new SimpleKeyCodec<List<Object>>(id.toString(), cols, key -> key, TableKey::parts);
+  }
+
+  /**
+   * A custom mapping, for composite keys.
+   *
+   * @param id a stable identifier of the mapping (recorded on the table)
+   * @param columns the user key columns, in order
+   * @param toParts the values of the columns for a key, in order
+   * @param fromKey the key of a table key
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code columns} is empty
+   */
+  static <K> KeyCodec<K> of(String id, List<Column> columns, Function<? super K, ? extends List<?>> toParts,
+      Function<? super TableKey, ? extends K> fromKey) {
+    if (Objects.requireNonNull(columns, "columns").isEmpty()) {
+      throw new IllegalArgumentException("a key needs at least one column");
+    }
+    return new SimpleKeyCodec<>(id, columns, toParts, fromKey);
+  }
+}

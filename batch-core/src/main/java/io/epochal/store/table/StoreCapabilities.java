@@ -1,0 +1,28 @@
+package io.epochal.store.table;
+
+/**
+ * What a {@link TableStore} guarantees beyond the basic operations. The coordinator picks the commit protocol from
+ * them: the epoch protocol (every state row of a batch and the checkpoint in one store transaction) needs
+ * {@code atomicMultiTableCommit}; otherwise Trident's per-key protocol is used.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param atomicMultiTableCommit whether {@link StoreTransaction#commit()} applies the writes to all tables of the
+ *     transaction atomically (all or nothing, even if the process dies mid-commit); when false, a commit is atomic
+ *     per table only and a failed multi-table commit may leave some tables written
+ * @param fencing whether a transaction begun under a {@link Lease} fails its commit, changing nothing, once the
+ *     lease was taken over ({@link TableStore#acquireLease})
+ * @since 0.1.0
+ */
+public record StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing) {
+
+  /** Atomic multi-table commit and fencing: what the in-memory, RocksDB and pinned-proxy YTsaurus stores offer. */
+  public static StoreCapabilities full() {
+    return new StoreCapabilities(true, true);
+  }
+
+  @Override
+  public String toString() {
+    return "StoreCapabilities[atomicMultiTableCommit=" + atomicMultiTableCommit + ", fencing=" + fencing + "]";
+  }
+}

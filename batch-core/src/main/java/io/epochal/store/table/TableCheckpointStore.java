@@ -1,0 +1,255 @@
+package io.epochal.store.table;
+
+import io.epochal.state.StateFactory;
+import io.epochal.store.Checkpoint;
+import io.epochal.store.CheckpointStore;
+import io.epochal.store.table.internal.Epochs;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A {@link CheckpointStore} in a table of a {@link TableStore}, and the epoch context that table-backed states share:
+ * pass it to the pipeline builder and to the state factories ({@link TableStates}, {@code TransactionalTableLayout},
+ * {@code OpaqueTableLayout}, Flow state clients) of the same pipeline.
+ *
+ * <p><b>Checkpoint table.</b> {@code <prefix>__epochal_checkpoints}, rows
+ * {@code (hash, pipeline) -> committed_txid int64, metadata bytes, pending bytes}: the last committed txid with its
+ * spout metadata, and the metadata of started, uncommitted batches.
+ *
+ * <p><b>Protocol</b>, chosen from the store's {@link StoreCapabilities} (and logged) unless set on the builder:
+ * <ul>
+ *   <li>{@link CommitProtocol#EPOCH} on a store with atomic multi-table commit: the states write into the pipeline's
+ *       {@link EpochBuffer} (their reads see it first); {@link #commit} writes every buffered row of every state and
+ *       the checkpoint row in ONE store transaction under the pipeline's lease; {@link #abort} drops the buffer. A
+ *       failed attempt therefore leaves nothing visible, and {@link #commitsAtomicallyWith} is true for the factories
+ *       bound to this checkpoint store: any replayable spout is exactly-once with a txid-carrying state, even an
+ *       opaque spout with a {@code TransactionalMap}.</li>
+ *   <li>{@link CommitProtocol#PER_KEY} otherwise: every state write is its own store transaction under the lease
+ *       (Trident's per-key protocol: the txids in the cells make replays idempotent), and {@link #commit} writes the
+ *       checkpoint row on its own after all states of the batch. {@link #commitsAtomicallyWith} is false.</li>
+ * </ul>
+ *
+ * <p><b>Leases and fencing.</b> The first use of a pipeline name ({@link #load}, normally when a pipeline is built)
+ * takes over the lease {@code pipeline:<name>} for this checkpoint store's owner. Every write of the pipeline (state
+ * writes and checkpoint rows) is fenced by it: once another worker took the lease over (another
+ * {@code TableCheckpointStore}, typically in another process, loaded the same pipeline), this one's commits fail with
+ * {@link io.epochal.errors.LeaseLostException} and change nothing. A restarted pipeline built over the same
+ * {@code TableCheckpointStore} object keeps its lease: close the previous {@code Pipeline} first (the two would not be
+ * fenced from each other); build a new {@code TableCheckpointStore} to take over after being fenced.
+ *
+ * <p>Thread-safe. Each call is atomic (one store transaction). Null arguments are rejected with
+ * {@link NullPointerException}.
+ *
+ * @since 0.1.0
+ */
+public final class TableCheckpointStore implements CheckpointStore {
+  private final Epochs epochs;
+
+  private TableCheckpointStore(Epochs epochs) {
+    this.epochs = epochs;
+  }
+
+  /**
+   * A checkpoint store over {@code store} with the default options: protocol from the store's capabilities, no table
+   * prefix, and an owner name made of the process id and a random suffix.
+   *
+   * @throws io.epochal.errors.SchemaMismatchException if the checkpoint table exists with another schema
+   * @throws io.epochal.errors.StoreException if the store fails
+   */
+  public static TableCheckpointStore on(TableStore store) {
+    return builder(store).build();
+  }
+
+  /** A builder of a checkpoint store over {@code store}. */
+  public static Builder builder(TableStore store) {
+    return new Builder(store);
+  }
+
+  /** @return the table store */
+  public TableStore tableStore() {
+    return epochs.store();
+  }
+
+  /** @return the protocol in force */
+  public CommitProtocol protocol() {
+    return epochs.protocol();
+  }
+
+  /** @return the lease owner name of this checkpoint store */
+  public String owner() {
+    return epochs.owner();
+  }
+
+  /** @return the prefix of the tables this checkpoint store names ({@code ""} by default) */
+  public String tablePrefix() {
+    return epochs.tablePrefix();
+  }
+
+  /** @return the checkpoint table */
+  public Table checkpointTable() {
+    return epochs.checkpointTable();
+  }
+
+  /**
+   * The epoch buffer of {@code pipeline} for the writes of batch {@code txid}.
+   *
+   * @throws IllegalArgumentException if {@code txid < 1}
+   * @throws IllegalStateException if the buffer holds writes declared for another txid that was neither committed nor
+   *     aborted
+   */
+  public EpochBuffer epoch(String pipeline, long txid) {
+    return epochs.pipeline(pipeline).forTxid(txid);
+  }
+
+  /**
+   * Claims table {@code path} for writing by {@code claimant} (e.g. {@code "state 'counts' of pipeline 'wc'"}); the
+   * map states of {@link TableStates} claim their tables here, and other table-backed states should too, so that a
+   * pipeline with two writers on one table is refused. Claiming again with the same claimant is a no-op.
+   *
+   * @throws io.epochal.errors.TableClaimedTwiceException if another claimant holds the table
+   */
+  public void claim(String path, String claimant) {
+    epochs.claim(Objects.requireNonNull(path, "path"), Objects.requireNonNull(claimant, "claimant"));
+  }
+
+  /** @return the lease {@code pipeline}'s writes are fenced by (taking it over on first use) */
+  public Lease lease(String pipeline) {
+    return epochs.pipeline(pipeline).lease();
+  }
+
+  /**
+   * {@inheritDoc} Takes the pipeline's lease over on its first use.
+   *
+   * @throws io.epochal.errors.StateCorruptedException if the checkpoint row cannot be decoded
+   */
+  @Override
+  public Checkpoint load(String pipeline) {
+    return epochs.load(pipeline);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws io.epochal.errors.LeaseLostException if the pipeline's lease was taken over; nothing written
+   */
+  @Override
+  public void recordPending(String pipeline, long txid, byte[] metadata) {
+    epochs.recordPending(pipeline, txid, metadata);
+  }
+
+  /**
+   * {@inheritDoc} Under {@link CommitProtocol#EPOCH} also writes every buffered state row of the epoch, in the same
+   * store transaction. The buffer is emptied whatever the outcome.
+   *
+   * @throws io.epochal.errors.LeaseLostException if the pipeline's lease was taken over; nothing written
+   * @throws io.epochal.errors.CommitConflictException if another transaction wrote one of the rows meanwhile; nothing
+   *     written
+   */
+  @Override
+  public void commit(String pipeline, long txid, byte[] metadata) {
+    epochs.commit(pipeline, txid, metadata);
+  }
+
+  /** Drops the epoch buffer of {@code pipeline}: its current attempt failed. */
+  @Override
+  public void abort(String pipeline, long txid) {
+    epochs.abort(pipeline, txid);
+  }
+
+  /**
+   * @return true exactly when {@code factory} is a {@link TableBackedStateFactory} bound to this checkpoint store and
+   *     the protocol is {@link CommitProtocol#EPOCH}
+   */
+  @Override
+  public boolean commitsAtomicallyWith(StateFactory<?> factory) {
+    return epochs.protocol() == CommitProtocol.EPOCH && factory instanceof TableBackedStateFactory<?> t
+        && t.checkpointStore() == this;
+  }
+
+  @Override
+  public String describe() {
+    return "table checkpoint store (" + epochs.protocol() + " protocol) on " + epochs.store().describe();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+
+  /** The internal epoch machinery, for the table-backed states of this package. */
+  Epochs epochs() {
+    return epochs;
+  }
+
+  /**
+   * Builds a {@link TableCheckpointStore}. Each option may be set once ({@link IllegalStateException} otherwise).
+   * Not thread-safe.
+   *
+   * @since 0.1.0
+   */
+  public static final class Builder {
+    private final TableStore store;
+    private String owner;
+    private String tablePrefix;
+    private CommitProtocol protocol;
+
+    private Builder(TableStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The lease owner name of this worker (default {@code <pid>-<random>}); shown in fencing errors. */
+    public Builder owner(String owner) {
+      requireUnset(this.owner, "owner");
+      this.owner = Objects.requireNonNull(owner, "owner");
+      return this;
+    }
+
+    /**
+     * A prefix of every table this checkpoint store and its states name (default {@code ""}), e.g.
+     * {@code "//home/app/"} on YTsaurus.
+     */
+    public Builder tablePrefix(String tablePrefix) {
+      requireUnset(this.tablePrefix, "tablePrefix");
+      this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
+      return this;
+    }
+
+    /**
+     * Forces a protocol instead of choosing it from the store's capabilities (for tests of the per-key protocol on an
+     * atomic store).
+     *
+     * @throws IllegalArgumentException on {@link CommitProtocol#EPOCH} if the store lacks atomic multi-table commit
+     *     (checked by {@link #build()})
+     */
+    public Builder protocol(CommitProtocol protocol) {
+      requireUnset(this.protocol, "protocol");
+      this.protocol = Objects.requireNonNull(protocol, "protocol");
+      return this;
+    }
+
+    /**
+     * Opens (creating if needed) the checkpoint table and logs the protocol.
+     *
+     * @throws IllegalArgumentException if {@link CommitProtocol#EPOCH} was forced on a store without atomic
+     *     multi-table commit
+     * @throws io.epochal.errors.SchemaMismatchException if the checkpoint table exists with another schema
+     */
+    public TableCheckpointStore build() {
+      boolean atomic = store.capabilities().atomicMultiTableCommit();
+      CommitProtocol chosen = protocol != null ? protocol : atomic ? CommitProtocol.EPOCH : CommitProtocol.PER_KEY;
+      if (chosen == CommitProtocol.EPOCH && !atomic) {
+        throw new IllegalArgumentException("the EPOCH protocol needs atomic multi-table commit, which "
+            + store.describe() + " does not declare; use PER_KEY");
+      }
+      String who = owner != null ? owner
+          : ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+      return new TableCheckpointStore(new Epochs(store, chosen, who, tablePrefix == null ? "" : tablePrefix));
+    }
+
+    private static void requireUnset(Object current, String option) {
+      if (current != null) {
+        throw new IllegalStateException(option + " was already set to " + current);
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package io.epochal.store.table;
+
+import io.epochal.store.table.internal.InMemoryTableStore;
+import java.util.Objects;
+
+/**
+ * Factories of the built-in {@link TableStore}s. Durable stores live in their own modules
+ * ({@code RocksDbTableStore.builder(dir)}, the YTsaurus store).
+ *
+ * @since 0.1.0
+ */
+public final class TableStores {
+  private TableStores() {
+  }
+
+  /**
+   * A new, empty in-memory store with atomic multi-table commit and fencing, for tests and examples. Each call
+   * returns an independent store; share the instance between pipeline runs to model a restart. Thread-safe.
+   */
+  public static TableStore inMemory() {
+    return inMemoryBuilder().build();
+  }
+
+  /** A builder of an in-memory store, to switch capabilities off or inject commit faults. */
+  public static InMemoryBuilder inMemoryBuilder() {
+    return new InMemoryBuilder();
+  }
+
+  /**
+   * Builds an in-memory {@link TableStore}. Each option may be set once ({@link IllegalStateException} otherwise).
+   * Not thread-safe; the built store is.
+   *
+   * @since 0.1.0
+   */
+  public static final class InMemoryBuilder {
+    private String name;
+    private Boolean atomic;
+    private Boolean fencing;
+    private CommitHook hook;
+
+    private InMemoryBuilder() {
+    }
+
+    /** The name shown in descriptions (default {@code "memory"}). */
+    public InMemoryBuilder name(String name) {
+      requireUnset(this.name, "name");
+      this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * Whether commits are atomic across tables (default true). With false the store declares and behaves as a store
+     * with per-table atomicity only (a failure mid-commit leaves earlier tables written), so the coordinator uses
+     * Trident's per-key protocol over it.
+     */
+    public InMemoryBuilder atomicMultiTableCommit(boolean atomic) {
+      requireUnset(this.atomic, "atomicMultiTableCommit");
+      this.atomic = atomic;
+      return this;
+    }
+
+    /** Whether leases fence commits (default true). */
+    public InMemoryBuilder fencing(boolean fencing) {
+      requireUnset(this.fencing, "fencing");
+      this.fencing = fencing;
+      return this;
+    }
+
+    /** A fault-injection hook called during commits (default {@link CommitHook#NONE}). */
+    public InMemoryBuilder commitHook(CommitHook hook) {
+      requireUnset(this.hook, "commitHook");
+      this.hook = Objects.requireNonNull(hook, "hook");
+      return this;
+    }
+
+    /** @return a new store; the builder is unchanged and may build again */
+    public TableStore build() {
+      return new InMemoryTableStore(name == null ? "memory" : name,
+          new StoreCapabilities(atomic == null || atomic, fencing == null || fencing),
+          hook == null ? CommitHook.NONE : hook);
+    }
+
+    private static void requireUnset(Object current, String option) {
+      if (current != null) {
+        throw new IllegalStateException(option + " was already set to " + current);
+      }
+    }
+  }
+}

@@ -1,0 +1,225 @@
+package io.epochal.store.table.internal;
+
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.errors.TableClaimedTwiceException;
+import io.epochal.store.Checkpoint;
+import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.CommitProtocol;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.StoreTransaction;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableSchema;
+import io.epochal.store.table.TableStore;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine room of {@code TableCheckpointStore}: the checkpoint table, one {@link PipelineEpoch} (lease and epoch
+ * buffer) per pipeline, and the table claims. Thread-safe. Internal.
+ */
+public final class Epochs {
+  private static final Logger LOG = LoggerFactory.getLogger(Epochs.class);
+  static final String PIPELINE = "pipeline";
+  static final String COMMITTED_TXID = "committed_txid";
+  static final String METADATA = "metadata";
+  static final String PENDING = "pending";
+  private static final byte PENDING_FORMAT = 1;
+
+  private final TableStore store;
+  private final CommitProtocol protocol;
+  private final String owner;
+  private final String tablePrefix;
+  private final Table checkpoints;
+  private final ConcurrentHashMap<String, PipelineEpoch> pipelines = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, String> claims = new ConcurrentHashMap<>();
+
+  /**
+   * @param store the table store
+   * @param protocol the protocol in force (checked against the store's capabilities by the caller)
+   * @param owner the lease owner name of this worker
+   * @param tablePrefix the prefix of every table this checkpoint store names
+   */
+  public Epochs(TableStore store, CommitProtocol protocol, String owner, String tablePrefix) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.protocol = Objects.requireNonNull(protocol, "protocol");
+    this.owner = Objects.requireNonNull(owner, "owner");
+    this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
+    this.checkpoints = store.openTable(checkpointSchema(tablePrefix + "__epochal_checkpoints"));
+    LOG.info("checkpoints of {} in table {} use the {} commit protocol (store capabilities: {})",
+        owner, checkpoints.path(), protocol, store.capabilities());
+  }
+
+  /** The schema of the checkpoint table {@code (hash, pipeline) -> committed_txid, metadata, pending}. */
+  static TableSchema checkpointSchema(String path) {
+    return TableSchema.builder(path).key(PIPELINE, ColumnType.STRING)
+        .requiredValue(COMMITTED_TXID, ColumnType.INT64).requiredValue(METADATA, ColumnType.BYTES)
+        .requiredValue(PENDING, ColumnType.BYTES).attribute("epochal.layout", "checkpoint:v1").build();
+  }
+
+  public TableStore store() {
+    return store;
+  }
+
+  public CommitProtocol protocol() {
+    return protocol;
+  }
+
+  public String owner() {
+    return owner;
+  }
+
+  public String tablePrefix() {
+    return tablePrefix;
+  }
+
+  public Table checkpointTable() {
+    return checkpoints;
+  }
+
+  /** The epoch state of {@code pipeline}; the first call takes the pipeline's lease over. */
+  public PipelineEpoch pipeline(String pipeline) {
+    Objects.requireNonNull(pipeline, "pipeline");
+    return pipelines.computeIfAbsent(pipeline, p -> {
+      PipelineEpoch e = new PipelineEpoch(this, p, store.acquireLease("pipeline:" + p, owner));
+      LOG.info("pipeline '{}' on {}: {} commit protocol, {}", p, store.describe(), protocol, e.lease());
+      return e;
+    });
+  }
+
+  /**
+   * Claims table {@code path} for writing by {@code claimant}.
+   *
+   * @throws TableClaimedTwiceException if another claimant holds it
+   */
+  public void claim(String path, String claimant) {
+    String first = claims.putIfAbsent(path, claimant);
+    if (first != null && !first.equals(claimant)) {
+      throw new TableClaimedTwiceException(path, first, claimant);
+    }
+  }
+
+  // ------------------------------------------------------------------ checkpoint rows
+
+  public Checkpoint load(String pipeline) {
+    pipeline(pipeline);
+    try (StoreTransaction tx = store.begin()) {
+      return read(tx, pipeline);
+    }
+  }
+
+  Checkpoint read(StoreTransaction tx, String pipeline) {
+    TableKey key = checkpoints.schema().key(pipeline);
+    Optional<Row> row = tx.lookup(checkpoints, List.of(key)).get(0);
+    if (row.isEmpty()) {
+      return Checkpoint.EMPTY;
+    }
+    Row r = row.get();
+    long committed = r.getLong(COMMITTED_TXID);
+    try {
+      return new Checkpoint(committed, r.getBytes(METADATA), decodePending(r.getBytes(PENDING)));
+    } catch (IOException | RuntimeException e) {
+      throw new StateCorruptedException(checkpoints.path(), pipeline, Long.toString(committed), e);
+    }
+  }
+
+  Row row(String pipeline, Checkpoint checkpoint) {
+    return Row.builder(checkpoints.schema().key(pipeline))
+        .set(COMMITTED_TXID, checkpoint.committedTxid())
+        .set(METADATA, checkpoint.committedMetadata())
+        .set(PENDING, encodePending(checkpoint.pendingMetadata()))
+        .build();
+  }
+
+  public void recordPending(String pipeline, long txid, byte[] metadata) {
+    Objects.requireNonNull(metadata, "metadata");
+    PipelineEpoch epoch = pipeline(pipeline);
+    try (StoreTransaction tx = store.begin(epoch.lease())) {
+      Checkpoint base = read(tx, pipeline);
+      if (txid <= base.committedTxid()) {
+        throw new IllegalStateException("pipeline " + pipeline + ": cannot record pending txid " + txid
+            + ", txid " + base.committedTxid() + " is already committed");
+      }
+      TreeMap<Long, byte[]> pending = new TreeMap<>(base.pendingMetadata());
+      pending.put(txid, metadata.clone());
+      tx.upsert(checkpoints, row(pipeline, new Checkpoint(base.committedTxid(), base.committedMetadata(), pending)));
+      tx.commit();
+    }
+  }
+
+  public void commit(String pipeline, long txid, byte[] metadata) {
+    Objects.requireNonNull(metadata, "metadata");
+    pipeline(pipeline).commit(txid, metadata);
+  }
+
+  public void abort(String pipeline, long txid) {
+    PipelineEpoch epoch = pipelines.get(Objects.requireNonNull(pipeline, "pipeline"));
+    if (epoch != null) {
+      epoch.abort(txid);
+    }
+  }
+
+  /** Builds the checkpoint of batch {@code txid} on {@code base}, checking the order. */
+  Checkpoint next(String pipeline, Checkpoint base, long txid, byte[] metadata) {
+    if (txid != base.committedTxid() + 1) {
+      throw new IllegalStateException("pipeline " + pipeline + ": commit of txid " + txid
+          + " out of order, last committed txid is " + base.committedTxid());
+    }
+    return new Checkpoint(txid, metadata.clone(), new TreeMap<>(base.pendingMetadata().tailMap(txid + 1)));
+  }
+
+  static byte[] encodePending(SortedMap<Long, byte[]> pending) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(PENDING_FORMAT);
+      out.writeInt(pending.size());
+      for (Map.Entry<Long, byte[]> e : pending.entrySet()) {
+        out.writeLong(e.getKey());
+        out.writeInt(e.getValue().length);
+        out.write(e.getValue());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot happen: writing to memory", e);
+    }
+    return bytes.toByteArray();
+  }
+
+  static SortedMap<Long, byte[]> decodePending(byte[] bytes) throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    byte format = in.readByte();
+    if (format != PENDING_FORMAT) {
+      throw new IOException("unknown pending-metadata format " + format);
+    }
+    int n = in.readInt();
+    if (n < 0 || n > bytes.length) {
+      throw new IOException("bad pending-metadata count " + n);
+    }
+    TreeMap<Long, byte[]> pending = new TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      long txid = in.readLong();
+      int len = in.readInt();
+      if (len < 0 || len > in.available()) {
+        throw new IOException("bad pending-metadata length " + len + " for txid " + txid);
+      }
+      byte[] meta = new byte[len];
+      in.readFully(meta);
+      pending.put(txid, meta);
+    }
+    if (in.available() != 0) {
+      throw new IOException(in.available() + " trailing bytes after the pending metadata");
+    }
+    return pending;
+  }
+}

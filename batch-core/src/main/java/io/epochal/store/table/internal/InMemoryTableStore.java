@@ -1,0 +1,410 @@
+package io.epochal.store.table.internal;
+
+import io.epochal.errors.CommitConflictException;
+import io.epochal.errors.LeaseLostException;
+import io.epochal.errors.SchemaMismatchException;
+import io.epochal.store.table.CommitHook;
+import io.epochal.store.table.Lease;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.StoreCapabilities;
+import io.epochal.store.table.StoreTransaction;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableSchema;
+import io.epochal.store.table.TableStore;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The in-memory {@link TableStore}: sorted tables in {@link TreeMap}s, MVCC-lite conflict detection (each row keeps
+ * the commit timestamp of its last write, deletes leave timestamped tombstones; a transaction conflicts when a row it
+ * writes has a commit timestamp after its start), and lease generations for fencing. Lookups read the latest
+ * committed rows.
+ *
+ * <p>With {@code atomicMultiTableCommit} the commit stages every table (calling the {@link CommitHook} for each)
+ * before applying any; without it, each table is applied right after its hook, so a failure mid-commit leaves the
+ * tables before it written (the model of a store with only per-call atomicity). With {@code fencing} off, leases are
+ * issued but not checked.
+ *
+ * <p>Thread-safe: a read-write lock guards the tables; commits are serialized. Internal: use
+ * {@code TableStores.inMemory()}.
+ */
+public final class InMemoryTableStore implements TableStore {
+  private static final int PRUNE_EVERY = 1024;
+
+  private final String name;
+  private final StoreCapabilities capabilities;
+  private final CommitHook hook;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final Map<String, MemTable> tables = new HashMap<>();
+  private final Map<String, Lease> leases = new HashMap<>();
+  /** Start timestamps of open transactions, with counts (for tombstone pruning). Guarded by {@code activeLock}. */
+  private final TreeMap<Long, Integer> active = new TreeMap<>();
+  private final Object activeLock = new Object();
+  private long clock;
+  private long commitsSincePrune;
+  private volatile boolean closed;
+
+  /**
+   * @param name the name shown in descriptions
+   * @param capabilities the declared capabilities, which this store then honours
+   * @param hook the commit fault-injection hook
+   */
+  public InMemoryTableStore(String name, StoreCapabilities capabilities, CommitHook hook) {
+    this.name = Objects.requireNonNull(name, "name");
+    this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+    this.hook = Objects.requireNonNull(hook, "hook");
+  }
+
+  /** A version of a row: the row, or null for a tombstone, and the commit timestamp that wrote it. */
+  private record Version(Row row, long ts) {
+  }
+
+  private static final class MemTable {
+    final TableSchema schema;
+    final TreeMap<TableKey, Version> rows = new TreeMap<>();
+
+    MemTable(TableSchema schema) {
+      this.schema = schema;
+    }
+  }
+
+  private record Handle(InMemoryTableStore owner, TableSchema schema) implements Table {
+    @Override
+    public String toString() {
+      return "Table[" + schema.path() + "]";
+    }
+  }
+
+  @Override
+  public StoreCapabilities capabilities() {
+    return capabilities;
+  }
+
+  @Override
+  public Table openTable(TableSchema schema) {
+    Objects.requireNonNull(schema, "schema");
+    lock.writeLock().lock();
+    try {
+      checkOpen();
+      MemTable existing = tables.get(schema.path());
+      if (existing == null) {
+        tables.put(schema.path(), new MemTable(schema));
+      } else if (!existing.schema.equals(schema)) {
+        throw new SchemaMismatchException(schema.path(), schema, existing.schema);
+      }
+      return new Handle(this, schema);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  @Override
+  public Optional<Table> findTable(String path) {
+    Objects.requireNonNull(path, "path");
+    lock.readLock().lock();
+    try {
+      checkOpen();
+      MemTable t = tables.get(path);
+      return t == null ? Optional.empty() : Optional.of(new Handle(this, t.schema));
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  @Override
+  public Lease acquireLease(String leaseName, String owner) {
+    Objects.requireNonNull(leaseName, "name");
+    Objects.requireNonNull(owner, "owner");
+    lock.writeLock().lock();
+    try {
+      checkOpen();
+      Lease previous = leases.get(leaseName);
+      Lease lease = new Lease(leaseName, owner, previous == null ? 1 : previous.generation() + 1);
+      leases.put(leaseName, lease);
+      return lease;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  @Override
+  public StoreTransaction begin() {
+    return start(null);
+  }
+
+  @Override
+  public StoreTransaction begin(Lease lease) {
+    Objects.requireNonNull(lease, "lease");
+    return start(lease);
+  }
+
+  private StoreTransaction start(Lease lease) {
+    lock.readLock().lock();
+    try {
+      checkOpen();
+      if (lease != null) {
+        Lease current = leases.get(lease.name());
+        if (current == null || lease.generation() > current.generation()) {
+          throw new IllegalArgumentException(lease + " was not issued by " + describe());
+        }
+      }
+      long start = clock;
+      synchronized (activeLock) {
+        active.merge(start, 1, Integer::sum);
+      }
+      return new Tx(start, lease);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  @Override
+  public String describe() {
+    return "in-memory table store '" + name + "' (" + (capabilities.atomicMultiTableCommit()
+        ? "atomic multi-table commit" : "per-table commit") + (capabilities.fencing() ? ", fencing" : ", no fencing")
+        + ")";
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(describe() + " is closed");
+    }
+  }
+
+  private MemTable tableOf(Table table) {
+    Objects.requireNonNull(table, "table");
+    if (!(table instanceof Handle h) || h.owner != this) {
+      throw new IllegalArgumentException(table + " does not belong to " + describe());
+    }
+    MemTable t = tables.get(h.schema.path());
+    if (t == null || !t.schema.equals(h.schema)) {
+      throw new IllegalArgumentException(table + " is not open in " + describe());
+    }
+    return t;
+  }
+
+  private void finished(long start) {
+    synchronized (activeLock) {
+      active.computeIfPresent(start, (k, n) -> n == 1 ? null : n - 1);
+    }
+  }
+
+  /** Drops tombstones no open or future transaction can conflict with. Call under the write lock. */
+  private void maybePrune() {
+    if (++commitsSincePrune < PRUNE_EVERY) {
+      return;
+    }
+    commitsSincePrune = 0;
+    long horizon;
+    synchronized (activeLock) {
+      horizon = active.isEmpty() ? clock : active.firstKey();
+    }
+    for (MemTable t : tables.values()) {
+      for (Iterator<Version> it = t.rows.values().iterator(); it.hasNext();) {
+        Version v = it.next();
+        if (v.row == null && v.ts <= horizon) {
+          it.remove();
+        }
+      }
+    }
+  }
+
+  private final class Tx implements StoreTransaction {
+    private final long start;
+    private final Lease lease;
+    /** Writes per table path, in first-write order; a null row is a delete. Guarded by {@code this}. */
+    private final LinkedHashMap<String, LinkedHashMap<TableKey, Row>> writes = new LinkedHashMap<>();
+    private final Map<String, Handle> handles = new HashMap<>();
+    private boolean over;
+
+    Tx(long start, Lease lease) {
+      this.start = start;
+      this.lease = lease;
+    }
+
+    @Override
+    public Optional<Lease> lease() {
+      return Optional.ofNullable(lease);
+    }
+
+    @Override
+    public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
+      Objects.requireNonNull(keys, "keys");
+      checkNotOver();
+      lock.readLock().lock();
+      try {
+        checkOpen();
+        MemTable t = tableOf(table);
+        List<Optional<Row>> out = new ArrayList<>(keys.size());
+        for (TableKey key : keys) {
+          checkKey(t, key);
+          Version v = t.rows.get(key);
+          out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
+        }
+        return Collections.unmodifiableList(out);
+      } finally {
+        lock.readLock().unlock();
+      }
+    }
+
+    @Override
+    public List<Row> scan(Table table) {
+      checkNotOver();
+      lock.readLock().lock();
+      try {
+        checkOpen();
+        MemTable t = tableOf(table);
+        List<Row> out = new ArrayList<>(t.rows.size());
+        for (Version v : t.rows.values()) {
+          if (v.row != null) {
+            out.add(v.row);
+          }
+        }
+        return Collections.unmodifiableList(out);
+      } finally {
+        lock.readLock().unlock();
+      }
+    }
+
+    @Override
+    public void upsert(Table table, Row row) {
+      Objects.requireNonNull(row, "row");
+      write(table, row.key(), row);
+    }
+
+    @Override
+    public void delete(Table table, TableKey key) {
+      Objects.requireNonNull(key, "key");
+      write(table, key, null);
+    }
+
+    private void write(Table table, TableKey key, Row row) {
+      Objects.requireNonNull(table, "table");
+      if (!(table instanceof Handle h) || h.owner != InMemoryTableStore.this) {
+        throw new IllegalArgumentException(table + " does not belong to " + describe());
+      }
+      if (!key.schema().equals(h.schema)) {
+        throw new IllegalArgumentException((row == null ? "key " + key : "row " + row) + " does not match the schema "
+            + "of table " + h.schema.path());
+      }
+      synchronized (this) {
+        checkNotOver();
+        handles.putIfAbsent(h.schema.path(), h);
+        writes.computeIfAbsent(h.schema.path(), p -> new LinkedHashMap<>()).put(key, row);
+      }
+    }
+
+    @Override
+    public void commit() {
+      synchronized (this) {
+        checkNotOver();
+        over = true;
+      }
+      lock.writeLock().lock();
+      try {
+        checkOpen();
+        if (lease != null && capabilities.fencing()) {
+          Lease current = leases.get(lease.name());
+          if (current.generation() != lease.generation()) {
+            throw new LeaseLostException("Commit refused: " + lease + " was taken over by " + current
+                + "; this writer is fenced off and nothing it wrote was applied (" + describe() + ")");
+          }
+        }
+        Map<String, MemTable> targets = new LinkedHashMap<>();
+        for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
+          MemTable t = tableOf(handles.get(e.getKey()));
+          targets.put(e.getKey(), t);
+          for (TableKey key : e.getValue().keySet()) {
+            Version v = t.rows.get(key);
+            if (v != null && v.ts > start) {
+              throw new CommitConflictException("Commit conflict on table " + e.getKey() + " key "
+                  + key.describeParts() + " (" + key + "): the row was written by a transaction that committed at "
+                  + "timestamp " + v.ts + ", after this transaction began at " + start
+                  + "; nothing of this transaction was applied");
+            }
+          }
+        }
+        if (writes.isEmpty()) {
+          return;
+        }
+        long ts = ++clock;
+        if (capabilities.atomicMultiTableCommit()) {
+          for (String path : writes.keySet()) {
+            hook.beforeTableWrite(path);
+          }
+          for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
+            apply(targets.get(e.getKey()), e.getValue(), ts);
+          }
+        } else {
+          for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
+            hook.beforeTableWrite(e.getKey());
+            apply(targets.get(e.getKey()), e.getValue(), ts);
+          }
+        }
+        maybePrune();
+      } finally {
+        lock.writeLock().unlock();
+        finished(start);
+      }
+    }
+
+    private void apply(MemTable t, Map<TableKey, Row> rows, long ts) {
+      rows.forEach((key, row) -> t.rows.put(key, new Version(row, ts)));
+    }
+
+    @Override
+    public void abort() {
+      synchronized (this) {
+        if (over) {
+          return;
+        }
+        over = true;
+        writes.clear();
+      }
+      finished(start);
+    }
+
+    @Override
+    public void close() {
+      abort();
+    }
+
+    private synchronized void checkNotOver() {
+      if (over) {
+        throw new IllegalStateException("the transaction is over (committed, failed or aborted)");
+      }
+    }
+
+    private void checkKey(MemTable t, TableKey key) {
+      Objects.requireNonNull(key, "key");
+      if (!key.schema().equals(t.schema)) {
+        throw new IllegalArgumentException("key " + key + " does not match the schema of table " + t.schema.path());
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "in-memory transaction started at " + start + (lease == null ? "" : " under " + lease);
+    }
+  }
+}

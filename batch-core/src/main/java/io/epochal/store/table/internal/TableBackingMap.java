@@ -1,0 +1,121 @@
+package io.epochal.store.table.internal;
+
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.state.IBackingMap;
+import io.epochal.store.table.CellLayout;
+import io.epochal.store.table.CommitProtocol;
+import io.epochal.store.table.KeyCodec;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An {@link IBackingMap} over one table: keys through a {@link KeyCodec}, cells through a {@link CellLayout} (where
+ * the value codec runs), reads and writes through the pipeline's {@link PipelineEpoch} (buffered under the epoch
+ * protocol, write-through under the per-key protocol).
+ *
+ * <p>An empty cell ({@link CellLayout#isEmpty}) deletes its row, except under the per-key protocol for layouts with a
+ * txid column (the txid is what makes a replay of the batch idempotent, so the row is kept). A row that cannot be
+ * decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's value, before
+ * anything is written. Thread-safe (stateless besides the epoch). Internal.
+ *
+ * @param <K> the key type
+ * @param <C> the cell type
+ */
+public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
+  private final Epochs epochs;
+  private final String pipeline;
+  private final Table table;
+  private final KeyCodec<K> keys;
+  private final CellLayout<C> layout;
+  private final boolean deleteEmpty;
+
+  public TableBackingMap(Epochs epochs, String pipeline, Table table, KeyCodec<K> keys, CellLayout<C> layout) {
+    this.epochs = Objects.requireNonNull(epochs, "epochs");
+    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+    this.table = Objects.requireNonNull(table, "table");
+    this.keys = Objects.requireNonNull(keys, "keys");
+    this.layout = Objects.requireNonNull(layout, "layout");
+    this.deleteEmpty = epochs.protocol() == CommitProtocol.EPOCH || layout.txidColumn().isEmpty();
+  }
+
+  @Override
+  public Map<K, C> multiGet(Collection<? extends K> wanted) {
+    Objects.requireNonNull(wanted, "keys");
+    LinkedHashMap<TableKey, K> byKey = new LinkedHashMap<>();
+    for (K k : wanted) {
+      byKey.put(keys.toKey(table.schema(), Objects.requireNonNull(k, "key")), k);
+    }
+    if (byKey.isEmpty()) {
+      return Map.of();
+    }
+    List<TableKey> tableKeys = new ArrayList<>(byKey.keySet());
+    List<Optional<Row>> rows = epochs.pipeline(pipeline).lookup(table, tableKeys);
+    Map<K, C> out = new HashMap<>(Math.max(16, rows.size() * 2));
+    for (int i = 0; i < tableKeys.size(); i++) {
+      if (rows.get(i).isPresent()) {
+        K key = byKey.get(tableKeys.get(i));
+        out.put(key, decode(key, rows.get(i).get()));
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  @Override
+  public void multiPut(Map<K, C> cells) {
+    Objects.requireNonNull(cells, "cells");
+    List<Row> upserts = new ArrayList<>(cells.size());
+    List<TableKey> deletes = new ArrayList<>();
+    for (Map.Entry<K, C> e : cells.entrySet()) {
+      TableKey key = keys.toKey(table.schema(), Objects.requireNonNull(e.getKey(), "key"));
+      C cell = Objects.requireNonNull(e.getValue(), "cell");
+      if (deleteEmpty && layout.isEmpty(cell)) {
+        deletes.add(key);
+      } else {
+        Row.Builder row = Row.builder(key);
+        layout.write(cell, row);
+        upserts.add(row.build());
+      }
+    }
+    epochs.pipeline(pipeline).write(table, upserts, deletes);
+  }
+
+  private C decode(K key, Row row) {
+    try {
+      return layout.read(row);
+    } catch (RuntimeException e) {
+      String txid = layout.txidColumn().map(c -> {
+        try {
+          return String.valueOf(row.get(c));
+        } catch (RuntimeException unreadable) {
+          return "unreadable";
+        }
+      }).orElse("none (layout " + layout.id() + " has no txid)");
+      throw new StateCorruptedException(table.path(), key, txid, e);
+    }
+  }
+
+  /** @return the table */
+  public Table table() {
+    return table;
+  }
+
+  @Override
+  public String describe() {
+    return "table " + table.path() + " (" + layout.id() + ") on " + epochs.store().describe();
+  }
+
+  @Override
+  public String toString() {
+    return "TableBackingMap[" + describe() + "]";
+  }
+}

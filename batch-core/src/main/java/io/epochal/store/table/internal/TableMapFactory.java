@@ -1,0 +1,106 @@
+package io.epochal.store.table.internal;
+
+import io.epochal.state.IBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateKind;
+import io.epochal.store.table.CellLayout;
+import io.epochal.store.table.Column;
+import io.epochal.store.table.KeyCodec;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableBackedStateFactory;
+import io.epochal.store.table.TableCheckpointStore;
+import io.epochal.store.table.TableSchema;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * Makes one map state per partition over a table: opens (creating or validating) the table, claims it for the
+ * state, and layers the txid rule over a {@link TableBackingMap}. Immutable and thread-safe. Internal: built by
+ * {@code TableStates}.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <C> the stored cell type
+ */
+public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<MapState<K, V>> {
+  private final TableCheckpointStore checkpoints;
+  private final Epochs epochs;
+  private final StateKind kind;
+  private final KeyCodec<K> keys;
+  private final String codecId;
+  private final CellLayout<C> layout;
+  private final BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule;
+  private final String ruleName;
+  private final Optional<String> explicitPath;
+
+  public TableMapFactory(TableCheckpointStore checkpoints, Epochs epochs, StateKind kind, KeyCodec<K> keys,
+      String codecId, CellLayout<C> layout, BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule,
+      String ruleName, Optional<String> explicitPath) {
+    this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+    this.epochs = Objects.requireNonNull(epochs, "epochs");
+    this.kind = Objects.requireNonNull(kind, "kind");
+    this.keys = Objects.requireNonNull(keys, "keys");
+    this.codecId = Objects.requireNonNull(codecId, "codecId");
+    this.layout = Objects.requireNonNull(layout, "layout");
+    this.rule = Objects.requireNonNull(rule, "rule");
+    this.ruleName = Objects.requireNonNull(ruleName, "ruleName");
+    this.explicitPath = Objects.requireNonNull(explicitPath, "explicitPath");
+  }
+
+  /** The table path of state {@code stateName} of {@code pipeline}. */
+  public String tablePath(String pipeline, String stateName) {
+    return explicitPath.orElseGet(() -> epochs.tablePrefix() + pipeline + "/" + stateName);
+  }
+
+  /** The schema of the state's table. */
+  public TableSchema schema(String path) {
+    TableSchema.Builder b = TableSchema.builder(path);
+    for (Column c : keys.columns()) {
+      b.key(c);
+    }
+    for (Column c : layout.valueColumns()) {
+      b.value(c);
+    }
+    return b.attribute("epochal.layout", layout.id()).attribute("epochal.key", keys.id())
+        .attribute("epochal.codec", codecId).build();
+  }
+
+  /**
+   * @throws io.epochal.errors.SchemaMismatchException if the table exists with another schema, key mapping, layout or
+   *     codec
+   * @throws io.epochal.errors.TableClaimedTwiceException if another state claims the same table
+   */
+  @Override
+  public MapState<K, V> makeState(StateContext context) {
+    Objects.requireNonNull(context, "context");
+    String path = tablePath(context.pipeline(), context.stateName());
+    epochs.claim(path, "state '" + context.stateName() + "' of pipeline '" + context.pipeline() + "'");
+    Table table = epochs.store().openTable(schema(path));
+    TableBackingMap<K, C> backing = new TableBackingMap<>(epochs, context.pipeline(), table, keys, layout);
+    return Objects.requireNonNull(rule.apply(backing, path), "the state rule returned null");
+  }
+
+  @Override
+  public StateKind kind() {
+    return kind;
+  }
+
+  @Override
+  public TableCheckpointStore checkpointStore() {
+    return checkpoints;
+  }
+
+  @Override
+  public String describe() {
+    return ruleName + " over table " + explicitPath.orElse(epochs.tablePrefix() + "<pipeline>/<state>") + " ("
+        + layout.id() + ", key " + keys.id() + ", codec " + codecId + ") on " + epochs.store().describe() + ", "
+        + epochs.protocol() + " protocol";
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+}

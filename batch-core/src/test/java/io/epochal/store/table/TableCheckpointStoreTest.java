@@ -1,0 +1,211 @@
+package io.epochal.store.table;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.codec.Codecs;
+import io.epochal.errors.LeaseLostException;
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.state.InMemoryBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.NonTransactionalMap;
+import io.epochal.store.Checkpoint;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class TableCheckpointStoreTest {
+  private static final byte[] META = {1, 2, 3};
+
+  private static TableSchema states() {
+    return TableSchema.builder("states").key("k", ColumnType.STRING).value("v", ColumnType.INT64).build();
+  }
+
+  private static List<Row> scan(TableStore store, Table t) {
+    try (StoreTransaction tx = store.begin()) {
+      return tx.scan(t);
+    }
+  }
+
+  @Test
+  void shouldLoadAnEmptyCheckpointForANewPipeline() {
+    TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
+    assertEquals(Checkpoint.EMPTY, cps.load("p"));
+  }
+
+  @Test
+  void shouldRecordPendingAndCommitInTxidOrder() {
+    TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
+    cps.load("p");
+    cps.recordPending("p", 1, new byte[] {10});
+    cps.recordPending("p", 2, new byte[] {20});
+    assertEquals(List.of(1L, 2L), List.copyOf(cps.load("p").pendingMetadata().keySet()));
+    cps.commit("p", 1, META);
+    Checkpoint cp = cps.load("p");
+    assertEquals(1, cp.committedTxid());
+    assertArrayEquals(META, cp.committedMetadata());
+    assertEquals(List.of(2L), List.copyOf(cp.pendingMetadata().keySet()));
+    assertArrayEquals(new byte[] {20}, cp.pendingMetadata().get(2L));
+    assertThrows(IllegalStateException.class, () -> cps.commit("p", 3, META));
+    assertThrows(IllegalStateException.class, () -> cps.recordPending("p", 1, META));
+    assertEquals(1, cps.load("p").committedTxid());
+    assertEquals(Checkpoint.EMPTY, cps.load("other"), "pipelines are independent");
+  }
+
+  @Test
+  void shouldChooseTheProtocolFromTheStoreCapabilities() {
+    assertEquals(CommitProtocol.EPOCH, TableCheckpointStore.on(TableStores.inMemory()).protocol());
+    TableStore perTable = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
+    assertEquals(CommitProtocol.PER_KEY, TableCheckpointStore.on(perTable).protocol());
+    assertEquals(CommitProtocol.PER_KEY, TableCheckpointStore.builder(TableStores.inMemory())
+        .protocol(CommitProtocol.PER_KEY).build().protocol());
+    assertThrows(IllegalArgumentException.class,
+        () -> TableCheckpointStore.builder(perTable).protocol(CommitProtocol.EPOCH).build());
+    assertThrows(IllegalStateException.class,
+        () -> TableCheckpointStore.builder(perTable).owner("a").owner("b"));
+  }
+
+  @Test
+  void shouldCommitAtomicallyOnlyWithFactoriesBoundToItselfOnTheEpochProtocol() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    TableCheckpointStore other = TableCheckpointStore.on(store);
+    TableBackedStateFactory<MapState<String, Long>> bound =
+        TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs());
+    assertTrue(cps.commitsAtomicallyWith(bound));
+    assertFalse(other.commitsAtomicallyWith(bound), "a factory bound to another checkpoint store");
+    assertFalse(cps.commitsAtomicallyWith(NonTransactionalMap.factory(new InMemoryBackingMap<String, Long>())));
+    TableCheckpointStore perKey = TableCheckpointStore.builder(store).protocol(CommitProtocol.PER_KEY).build();
+    assertFalse(perKey.commitsAtomicallyWith(TableStates.nonTransactional(perKey, KeyCodec.strings(),
+        Codecs.longs())));
+  }
+
+  @Test
+  void shouldWriteTheEpochBufferWithTheCheckpointInOneTransaction() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    Table t = store.openTable(states());
+    cps.load("p");
+    EpochBuffer epoch = cps.epoch("p", 1);
+    assertEquals(CommitProtocol.EPOCH, epoch.protocol());
+    epoch.upsert(t, Row.of(states().key("a"), 1L));
+    epoch.upsert(t, Row.of(states().key("b"), 2L));
+    epoch.delete(t, states().key("b"));
+    assertEquals(Optional.of(Row.of(states().key("a"), 1L)), epoch.lookup(t, List.of(states().key("a"))).get(0),
+        "the epoch reads its own buffer");
+    assertEquals(Optional.empty(), epoch.lookup(t, List.of(states().key("b"))).get(0));
+    assertEquals(List.of(), scan(store, t), "buffered rows are invisible before the checkpoint commit");
+    cps.commit("p", 1, META);
+    assertEquals(List.of(Row.of(states().key("a"), 1L)), scan(store, t));
+    assertEquals(1, cps.load("p").committedTxid());
+  }
+
+  @Test
+  void shouldDropTheEpochBufferOnAbort() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    Table t = store.openTable(states());
+    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    cps.abort("p", 1);
+    cps.epoch("p", 1).upsert(t, Row.of(states().key("b"), 2L));
+    cps.commit("p", 1, META);
+    assertEquals(List.of(Row.of(states().key("b"), 2L)), scan(store, t));
+  }
+
+  @Test
+  void shouldRefuseToMixTheWritesOfTwoTxidsInOneEpoch() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    Table t = store.openTable(states());
+    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    assertThrows(IllegalStateException.class, () -> cps.epoch("p", 2));
+    assertThrows(IllegalStateException.class, () -> cps.commit("p", 2, META));
+    assertEquals(List.of(), scan(store, t));
+  }
+
+  @Test
+  void shouldApplyNothingWhenTheEpochCommitFailsMidway() {
+    AtomicBoolean fail = new AtomicBoolean();
+    TableStore store = TableStores.inMemoryBuilder().commitHook(path -> {
+      if (fail.get() && path.equals("__epochal_checkpoints")) {
+        throw new IllegalStateException("injected");
+      }
+    }).build();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    Table t = store.openTable(states());
+    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    fail.set(true);
+    assertThrows(IllegalStateException.class, () -> cps.commit("p", 1, META));
+    assertEquals(List.of(), scan(store, t));
+    assertEquals(0, cps.load("p").committedTxid());
+  }
+
+  @Test
+  void shouldWriteThroughEachCallOnThePerKeyProtocol() {
+    TableStore store = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    Table t = store.openTable(states());
+    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    assertEquals(1, scan(store, t).size(), "per-key writes are visible at once");
+    cps.abort("p", 1);
+    assertEquals(1, scan(store, t).size());
+    cps.commit("p", 1, META);
+    assertEquals(1, cps.load("p").committedTxid());
+  }
+
+  @Test
+  void shouldFenceAPipelineWhoseLeaseWasTakenOver() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore old = TableCheckpointStore.builder(store).owner("old").build();
+    Table t = store.openTable(states());
+    old.load("p");
+    old.epoch("p", 1).upsert(t, Row.of(states().key("stale"), 1L));
+    TableCheckpointStore fresh = TableCheckpointStore.builder(store).owner("new").build();
+    fresh.load("p");
+    assertTrue(fresh.lease("p").generation() > old.lease("p").generation());
+    LeaseLostException e = assertThrows(LeaseLostException.class, () -> old.commit("p", 1, META));
+    assertTrue(e.getMessage().contains("new"), e.getMessage());
+    assertEquals(List.of(), scan(store, t), "a fenced epoch must write nothing");
+    assertEquals(0, fresh.load("p").committedTxid());
+    assertThrows(LeaseLostException.class, () -> old.recordPending("p", 1, META));
+    fresh.epoch("p", 1).upsert(t, Row.of(states().key("fresh"), 1L));
+    fresh.commit("p", 1, META);
+    assertEquals(List.of(Row.of(states().key("fresh"), 1L)), scan(store, t));
+  }
+
+  @Test
+  void shouldReportACorruptCheckpointRow() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    try (StoreTransaction tx = store.begin()) {
+      tx.upsert(cps.checkpointTable(), Row.of(cps.checkpointTable().schema().key("p"), 4L, META,
+          new byte[] {9, 9}));
+      tx.commit();
+    }
+    StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> cps.load("p"));
+    assertTrue(e.getMessage().contains("__epochal_checkpoints") && e.getMessage().contains("'p'")
+        && e.getMessage().contains("txid 4"), e.getMessage());
+  }
+
+  @Test
+  void shouldRefuseASecondWriterOfOneTable() {
+    TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
+    cps.claim("t", "state 'a'");
+    cps.claim("t", "state 'a'");
+    io.epochal.errors.TableClaimedTwiceException e = assertThrows(io.epochal.errors.TableClaimedTwiceException.class,
+        () -> cps.claim("t", "state 'b'"));
+    assertEquals("State table t is claimed for writing by both state 'a' and state 'b'", e.getMessage());
+  }
+
+  @Test
+  void shouldPrefixItsTables() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.builder(store).tablePrefix("//home/app/").build();
+    assertEquals("//home/app/__epochal_checkpoints", cps.checkpointTable().path());
+    assertTrue(store.findTable("//home/app/__epochal_checkpoints").isPresent());
+  }
+}

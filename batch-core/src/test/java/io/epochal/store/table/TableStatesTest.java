@@ -1,0 +1,199 @@
+package io.epochal.store.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.codec.Codecs;
+import io.epochal.errors.SchemaMismatchException;
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.errors.TableClaimedTwiceException;
+import io.epochal.state.IBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateKind;
+import io.epochal.state.ValueUpdater;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The generic table plumbing, through the non-transactional layout {@code (hash, key…, value)}. */
+class TableStatesTest {
+  private static final byte[] META = {0};
+
+  private static List<Row> scan(TableStore store, String path) {
+    try (StoreTransaction tx = store.begin()) {
+      return tx.scan(store.findTable(path).orElseThrow());
+    }
+  }
+
+  private static ValueUpdater<Long> plus(long n) {
+    return v -> v.orElse(0L) + n;
+  }
+
+  @Test
+  void shouldStoreRowsHashKeyValueInATableNamedAfterPipelineAndState() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    TableBackedStateFactory<MapState<String, Long>> f =
+        TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs());
+    assertEquals(StateKind.NON_TRANSACTIONAL, f.kind());
+    MapState<String, Long> map = f.makeState(new StateContext("wc", "counts", 0, 1));
+    cps.load("wc");
+    map.beginCommit(1);
+    assertEquals(Map.of("a", 2L, "b", 1L), map.multiUpdate(1, Map.of("a", plus(2), "b", plus(1))));
+    assertEquals(Map.of("a", 2L), map.multiGet(1, List.of("a", "zzz")), "reads see the epoch's own writes");
+    map.commit(1);
+    assertEquals(List.of(), scan(store, "wc/counts"), "nothing visible before the checkpoint commit");
+    cps.commit("wc", 1, META);
+    List<Row> rows = scan(store, "wc/counts");
+    assertEquals(2, rows.size());
+    TableSchema schema = rows.get(0).schema();
+    assertEquals(List.of("hash", "key"), schema.keyColumns().stream().map(Column::name).toList());
+    assertEquals(List.of(Column.required("value", ColumnType.BYTES)), schema.valueColumns());
+    assertEquals(Map.of("epochal.codec", "long-be:v1", "epochal.key", "string:key", "epochal.layout", "plain:v1"),
+        schema.attributes());
+    Row a = rows.stream().filter(r -> r.key().get("key").equals("a")).findFirst().orElseThrow();
+    assertEquals(2L, Codecs.longs().decode(a.getBytes("value")));
+  }
+
+  @Test
+  void shouldDeleteTheRowOfAnEmptyValue() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<String, Long> map = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L)
+        .nonTransactional().makeState(new StateContext("p", "s", 0, 1));
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1), "b", plus(1)));
+    map.commit(1);
+    cps.commit("p", 1, META);
+    map.beginCommit(2);
+    map.multiUpdate(2, Map.of("a", plus(-1)));
+    map.commit(2);
+    cps.commit("p", 2, META);
+    assertEquals(List.of("b"), scan(store, "p/s").stream().map(r -> r.key().get("key")).toList());
+    assertEquals(Map.of(), map.multiGet(3, List.of("a")));
+  }
+
+  @Test
+  void shouldReportUndecodableBytesNamingTableKeyAndTxid() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<String, Long> map = TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(new StateContext("p", "s", 0, 1));
+    Table t = store.findTable("p/s").orElseThrow();
+    Row corrupt = Row.of(t.schema().key("bad"), (Object) new byte[] {1, 2, 3});
+    try (StoreTransaction tx = store.begin()) {
+      tx.upsert(t, corrupt);
+      tx.commit();
+    }
+    map.beginCommit(1);
+    StateCorruptedException e = assertThrows(StateCorruptedException.class,
+        () -> map.multiUpdate(1, Map.of("bad", plus(1), "good", plus(1))));
+    assertTrue(e.getMessage().contains("'p/s'") && e.getMessage().contains("'bad'")
+        && e.getMessage().contains("txid none"), e.getMessage());
+    cps.commit("p", 1, META);
+    assertEquals(List.of(corrupt), scan(store, "p/s"), "nothing may be overwritten");
+  }
+
+  @Test
+  void shouldRefuseATableWrittenWithAnotherCodecOrKeyMapping() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    StateContext ctx = new StateContext("p", "s", 0, 1);
+    TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs()).makeState(ctx);
+    TableCheckpointStore restarted = TableCheckpointStore.on(store);
+    SchemaMismatchException codec = assertThrows(SchemaMismatchException.class,
+        () -> TableStates.nonTransactional(restarted, KeyCodec.strings(), Codecs.<Long>kryo()).makeState(ctx));
+    assertTrue(codec.getMessage().contains("kryo:v1") && codec.getMessage().contains("long-be:v1"),
+        codec.getMessage());
+    assertThrows(SchemaMismatchException.class,
+        () -> TableStates.nonTransactional(restarted, KeyCodec.strings("word"), Codecs.longs()).makeState(ctx));
+  }
+
+  @Test
+  void shouldRefuseTwoStatesWritingOneTable() {
+    TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
+    TableBackedStateFactory<MapState<String, Long>> f = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs())
+        .table("shared").nonTransactional();
+    f.makeState(new StateContext("p", "first", 0, 2));
+    f.makeState(new StateContext("p", "first", 1, 2));
+    TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class,
+        () -> f.makeState(new StateContext("p", "second", 0, 1)));
+    assertEquals("State table shared is claimed for writing by both state 'first' of pipeline 'p' and state "
+        + "'second' of pipeline 'p'", e.getMessage());
+  }
+
+  @Test
+  void shouldWriteThroughOnThePerKeyProtocol() {
+    TableStore store = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<Long, String> map = TableStates.nonTransactional(cps, KeyCodec.longs(), Codecs.strings())
+        .makeState(new StateContext("p", "s", 0, 1));
+    map.beginCommit(1);
+    map.multiPut(1, Map.of(7L, "seven"));
+    assertEquals(1, scan(store, "p/s").size());
+    assertEquals(7L, scan(store, "p/s").get(0).key().get("key"));
+  }
+
+  @Test
+  void shouldMapCompositeKeys() {
+    record Pair(String user, long day) {
+    }
+    KeyCodec<Pair> pairs = KeyCodec.of("pair:v1",
+        List.of(Column.required("user", ColumnType.STRING), Column.required("day", ColumnType.INT64)),
+        p -> java.util.Arrays.asList(p.user(), p.day()), k -> new Pair((String) k.get("user"), (Long) k.get("day")));
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<Pair, Long> map = TableStates.nonTransactional(cps, pairs, Codecs.longs())
+        .makeState(new StateContext("p", "s", 0, 1));
+    map.beginCommit(1);
+    map.multiPut(1, Map.of(new Pair("ann", 3), 5L));
+    cps.commit("p", 1, META);
+    Row row = scan(store, "p/s").get(0);
+    assertEquals(new Pair("ann", 3), pairs.fromKey(row.key()));
+    assertEquals(io.epochal.hash.FarmHash.farmHash("ann", 3L), row.key().hash());
+    assertEquals(Map.of(new Pair("ann", 3), 5L), map.multiGet(2, List.of(new Pair("ann", 3))));
+    NullPointerException npe = assertThrows(NullPointerException.class,
+        () -> map.multiPut(2, Map.of(new Pair(null, 1), 1L)));
+    assertTrue(npe.getMessage().contains("user"), npe.getMessage());
+
+    KeyCodec<List<Object>> lists = KeyCodec.list(Column.required("a", ColumnType.STRING),
+        Column.required("b", ColumnType.INT64));
+    TableSchema s = TableSchema.builder("t").key("a", ColumnType.STRING).key("b", ColumnType.INT64).build();
+    assertEquals(List.of("x", 2L), lists.fromKey(lists.toKey(s, List.of("x", 2))));
+  }
+
+  @Test
+  void shouldPlaceALayerBetweenTheRuleAndTheTable() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    AtomicInteger puts = new AtomicInteger();
+    BackingMapLayer counting = new BackingMapLayer() {
+      @Override
+      public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> inner) {
+        return new IBackingMap<>() {
+          @Override
+          public Map<K, C> multiGet(Collection<? extends K> keys) {
+            return inner.multiGet(keys);
+          }
+
+          @Override
+          public void multiPut(Map<K, C> cells) {
+            puts.incrementAndGet();
+            inner.multiPut(cells);
+          }
+        };
+      }
+    };
+    MapState<String, Long> map = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).layer(counting)
+        .nonTransactional().makeState(new StateContext("p", "s", 0, 1));
+    map.beginCommit(1);
+    map.multiPut(1, Map.of("a", 1L));
+    assertEquals(1, puts.get());
+    assertEquals(Optional.of(1L), Optional.ofNullable(map.multiGet(1, List.of("a")).get("a")));
+  }
+}

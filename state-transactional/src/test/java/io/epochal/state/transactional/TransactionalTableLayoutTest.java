@@ -1,0 +1,164 @@
+package io.epochal.state.transactional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.codec.Codecs;
+import io.epochal.errors.StateAheadException;
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateKind;
+import io.epochal.state.ValueUpdater;
+import io.epochal.store.table.Column;
+import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.KeyCodec;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.StoreTransaction;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableBackedStateFactory;
+import io.epochal.store.table.TableCheckpointStore;
+import io.epochal.store.table.TableStates;
+import io.epochal.store.table.TableStore;
+import io.epochal.store.table.TableStores;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class TransactionalTableLayoutTest {
+  private static final StateContext CTX = new StateContext("p", "counts", 0, 1);
+  private static final byte[] META = {0};
+
+  private static ValueUpdater<Long> plus(long n) {
+    return v -> v.orElse(0L) + n;
+  }
+
+  private static List<Row> scan(TableStore store) {
+    try (StoreTransaction tx = store.begin()) {
+      return tx.scan(store.findTable("p/counts").orElseThrow());
+    }
+  }
+
+  private static void put(TableStore store, Row row) {
+    try (StoreTransaction tx = store.begin()) {
+      tx.upsert(store.findTable(row.schema().path()).orElseThrow(), row);
+      tx.commit();
+    }
+  }
+
+  private static TableStore perKeyStore() {
+    return TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
+  }
+
+  @Test
+  void shouldStoreRowsHashKeyValueTxid() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    TableBackedStateFactory<MapState<String, Long>> f =
+        TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs());
+    assertEquals(StateKind.TRANSACTIONAL, f.kind());
+    assertTrue(cps.commitsAtomicallyWith(f));
+    MapState<String, Long> map = f.makeState(CTX);
+    cps.load("p");
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(3)));
+    map.commit(1);
+    cps.commit("p", 1, META);
+    Row row = scan(store).get(0);
+    assertEquals(List.of(Column.required("value", ColumnType.BYTES), Column.required("txid", ColumnType.INT64)),
+        row.schema().valueColumns());
+    assertEquals("transactional:v1", row.schema().attributes().get("epochal.layout"));
+    assertEquals(3L, Codecs.longs().decode(row.getBytes("value")));
+    assertEquals(1L, row.getLong("txid"));
+  }
+
+  @Test
+  void shouldSkipABatchTheTableAlreadyHoldsOnThePerKeyProtocol() {
+    TableStore store = perKeyStore();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<String, Long> first = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(CTX);
+    first.beginCommit(1);
+    first.multiUpdate(1, Map.of("a", plus(1)));
+    first.abort(1);
+    MapState<String, Long> replay = TransactionalTableLayout
+        .factory(TableCheckpointStore.on(store), KeyCodec.strings(), Codecs.longs()).makeState(CTX);
+    replay.beginCommit(1);
+    assertEquals(Map.of("a", 1L), replay.multiUpdate(1, Map.of("a", plus(1))), "txid 1 is already in the row");
+    replay.beginCommit(2);
+    assertEquals(Map.of("a", 2L), replay.multiUpdate(2, Map.of("a", plus(1))));
+  }
+
+  @Test
+  void shouldForgetAFailedAttemptOnTheEpochProtocol() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(CTX);
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.abort(1);
+    cps.abort("p", 1);
+    map.beginCommit(1);
+    assertEquals(Map.of("a", 5L), map.multiUpdate(1, Map.of("a", plus(5))), "a re-cut replay applies afresh");
+    map.commit(1);
+    cps.commit("p", 1, META);
+    assertEquals(5L, Codecs.longs().decode(scan(store).get(0).getBytes("value")));
+  }
+
+  @Test
+  void shouldReportUndecodableBytesWithTheStoredTxidAndOverwriteNothing() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(CTX);
+    Table t = store.findTable("p/counts").orElseThrow();
+    Row corrupt = Row.of(t.schema().key("bad"), new byte[] {1, 2, 3}, 7L);
+    put(store, corrupt);
+    map.beginCommit(8);
+    StateCorruptedException e = assertThrows(StateCorruptedException.class,
+        () -> map.multiUpdate(8, Map.of("bad", plus(1))));
+    assertTrue(e.getMessage().contains("'p/counts'") && e.getMessage().contains("'bad'")
+        && e.getMessage().contains("txid 7"), e.getMessage());
+    assertEquals(List.of(corrupt), scan(store));
+  }
+
+  @Test
+  void shouldStopWhenTheTableIsAheadOfTheBatch() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(CTX);
+    Table t = store.findTable("p/counts").orElseThrow();
+    put(store, Row.of(t.schema().key("a"), Codecs.longs().encode(4L), 9L));
+    map.beginCommit(3);
+    StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiUpdate(3, Map.of("a", plus(1))));
+    assertEquals(9, e.storedTxid());
+    assertEquals("p/counts", e.table());
+  }
+
+  @Test
+  void shouldDeleteEmptyRowsOnTheEpochProtocolButKeepTheirTxidOnThePerKeyProtocol() {
+    for (TableStore store : List.of(TableStores.inMemory(), perKeyStore())) {
+      TableCheckpointStore cps = TableCheckpointStore.on(store);
+      MapState<String, Long> map = TransactionalTableLayout.factory(
+          TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L)).makeState(CTX);
+      map.beginCommit(1);
+      map.multiUpdate(1, Map.of("a", plus(1)));
+      map.commit(1);
+      cps.commit("p", 1, META);
+      map.beginCommit(2);
+      map.multiUpdate(2, Map.of("a", plus(-1)));
+      map.commit(2);
+      cps.commit("p", 2, META);
+      if (cps.protocol() == io.epochal.store.table.CommitProtocol.EPOCH) {
+        assertEquals(List.of(), scan(store), "an empty state is an absent row");
+      } else {
+        assertEquals(2L, scan(store).get(0).getLong("txid"), "the per-key protocol needs the txid of an empty row");
+        map.beginCommit(2);
+        assertEquals(Map.of("a", 0L), map.multiUpdate(2, Map.of("a", plus(-1))), "a replay must not apply twice");
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.epochal.store.ytsaurus;
+
+import io.epochal.errors.StoreException;
+import java.util.Optional;
+
+/**
+ * A YTsaurus HTTP proxy call failed. The message names the command, the proxy, the correlation id sent in
+ * {@code X-YT-Correlation-Id} (search the proxy logs for it) and the parsed {@link YtError} tree.
+ *
+ * <p>Failures with a specific meaning for the epoch protocol have their own types: {@link YtTransactionLostException}
+ * (sticky tablet transaction lost: the epoch did not commit), {@link YtTabletNotMountedException} (code 1702) and
+ * {@link YtCommitOutcomeUnknownException} (the commit reply was lost). A row conflict (1700) surfaces as
+ * {@link io.epochal.errors.CommitConflictException} and a failed prerequisite (1000) as
+ * {@link io.epochal.errors.LeaseLostException}, each with a {@code YtException} as its cause.
+ *
+ * <p>Immutable; safe to share between threads.
+ *
+ * @since 0.1.0
+ */
+public class YtException extends StoreException {
+  private static final long serialVersionUID = 1L;
+
+  private final String command;
+  private final String proxy;
+  private final String correlationId;
+  private final int httpStatus;
+  private final transient YtError error;
+
+  /**
+   * @param message what failed, in words
+   * @param command the API v4 command, e.g. {@code insert_rows}
+   * @param proxy the proxy the request was sent to ({@code host:port})
+   * @param correlationId the {@code X-YT-Correlation-Id} of the request
+   * @param httpStatus the HTTP status, or 0 if no response arrived
+   * @param error the parsed error, or {@code null} if none was returned (transport failure)
+   * @param cause the underlying exception, or {@code null}
+   */
+  public YtException(String message, String command, String proxy, String correlationId, int httpStatus,
+      YtError error, Throwable cause) {
+    super(message + " [command " + command + ", proxy " + proxy + ", correlation id " + correlationId
+        + (httpStatus > 0 ? ", HTTP " + httpStatus : ", no HTTP response") + "]"
+        + (error == null ? "" : ": " + error), cause);
+    this.command = command;
+    this.proxy = proxy;
+    this.correlationId = correlationId;
+    this.httpStatus = httpStatus;
+    this.error = error;
+  }
+
+  /** @return the API v4 command that failed */
+  public String command() {
+    return command;
+  }
+
+  /** @return the proxy ({@code host:port}) the request was sent to */
+  public String proxy() {
+    return proxy;
+  }
+
+  /** @return the {@code X-YT-Correlation-Id} of the failed request */
+  public String correlationId() {
+    return correlationId;
+  }
+
+  /** @return the HTTP status, or 0 if no response arrived */
+  public int httpStatus() {
+    return httpStatus;
+  }
+
+  /** @return the error YTsaurus returned, empty for a transport failure */
+  public Optional<YtError> error() {
+    return Optional.ofNullable(error);
+  }
+
+  /**
+   * @param code an error code
+   * @return whether the error tree contains {@code code} anywhere
+   */
+  public boolean hasCode(int code) {
+    return error != null && error.contains(code);
+  }
+}
