@@ -15,6 +15,16 @@ public interface StateFactory<S extends State> {
   /** The replay behaviour of the states this factory makes. */
   StateKind kind();
 
+  /**
+   * True when the states' writes only become durable through the pipeline's checkpoint commit (they are buffered in
+   * an epoch of their own checkpoint store). The builder then refuses a pipeline whose checkpoint store does not
+   * commit them atomically ({@code CheckpointStore.commitsAtomicallyWith}), instead of losing the writes. The
+   * default is false: the state writes through on its own.
+   */
+  default boolean requiresAtomicCommit() {
+    return false;
+  }
+
   /** A short human description used in error messages, e.g. {@code "OpaqueMap over InMemoryBackingMap"}. */
   default String describe() {
     return getClass().getSimpleName() + " (" + kind() + ")";

@@ -6,7 +6,12 @@ import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineListener;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
+import io.epochal.store.rocksdb.RocksDbTableStore;
+import io.epochal.store.table.TableStores;
+import io.epochal.store.ytsaurus.YtTableStore;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -32,13 +37,16 @@ public final class Main {
 
   /** Parsed options. */
   record Options(String command, long count, double failureRate, String spout, int batchSize, int partitions,
-      int threads, int inFlight, long seed, String store) {
+      int threads, int inFlight, long seed, String store, Path stateDir, String proxy, String root,
+      boolean fresh) {
   }
 
   public static void main(String[] args) {
     int code;
     try {
-      code = run(parse(args));
+      code = args.length >= 2 && args[0].equals("state") && args[1].equals("dump")
+          ? StateDump.run(Arrays.copyOfRange(args, 2, args.length))
+          : run(parse(args));
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
       System.err.println(usage());
@@ -54,7 +62,10 @@ public final class Main {
     return """
         usage: word-count      [--sentences N] [--failure-rate p] [--spout transactional|opaque] [--batch-size B]
                banner-counters [--events N]    [--failure-rate p] [--spout transactional|opaque] [--batch-size B]
-               common options: [--partitions P] [--threads T] [--in-flight F] [--seed S] [--store memory]""";
+               common options: [--partitions P] [--threads T] [--in-flight F] [--seed S]
+                               [--store rocksdb|memory|yt] [--state-dir DIR] [--fresh true]
+                               [--proxy HOST:PORT --root //home/...]   (for --store yt)
+               state dump --state-dir DIR [--table PIPELINE/STATE]   (print keys, values and txids)""";
   }
 
   static Options parse(String[] args) {
@@ -83,10 +94,15 @@ public final class Main {
         Integer.parseInt(opts.getOrDefault("threads", "2")),
         Integer.parseInt(opts.getOrDefault("in-flight", "2")),
         Long.parseLong(opts.getOrDefault("seed", "42")),
-        opts.getOrDefault("store", "memory"));
+        opts.getOrDefault("store", "rocksdb"),
+        Path.of(opts.getOrDefault("state-dir",
+            Path.of(System.getProperty("java.io.tmpdir"), "epochal-state", command).toString())),
+        opts.get("proxy"),
+        opts.getOrDefault("root", "//home/epochal"),
+        Boolean.parseBoolean(opts.getOrDefault("fresh", "false")));
     for (String k : opts.keySet()) {
       if (!List.of("sentences", "events", "failure-rate", "spout", "batch-size", "partitions", "threads",
-          "in-flight", "seed", "store").contains(k)) {
+          "in-flight", "seed", "store", "state-dir", "proxy", "root", "fresh").contains(k)) {
         throw new IllegalArgumentException("unknown option --" + k);
       }
     }
@@ -106,6 +122,10 @@ public final class Main {
               + " failure rate %.2f%nstore: %s%n", o.command(), o.count(),
           o.command().equals("word-count") ? "sentences" : "events", o.spout(), o.batchSize(), o.partitions(),
           o.threads(), o.inFlight(), o.failureRate(), store.describe());
+      if (store instanceof TableExampleStore table && table.committedTxid() > 0) {
+        System.out.printf("resuming: the store holds this pipeline's batches up to committed txid %,d;"
+            + " continuing after it%n", table.committedTxid());
+      }
       Example example = o.command().equals("word-count") ? new WordCount(o) : new BannerCounters(o);
       Progress progress = new Progress();
       long started = System.nanoTime();
@@ -130,7 +150,12 @@ public final class Main {
         printTop(state, store.read(state));
       }
       System.out.printf("replays survived: %,d (injected failures: %,d)%n", replays, faults.injected());
-      System.out.printf("%s/s: %,.0f%n", example.unit(), example.units() / seconds);
+      if (summary.records() == 0) {
+        System.out.println("nothing new to process: every input batch was already committed");
+      } else {
+        double share = o.count() == 0 ? 0 : (double) summary.records() / o.count();
+        System.out.printf("%s/s: %,.0f%n", example.unit(), example.units() * share / seconds);
+      }
       Map<String, Map<String, Object>> expected = example.recount();
       if (!expected.equals(actual)) {
         for (String state : expected.keySet()) {
@@ -147,10 +172,24 @@ public final class Main {
   }
 
   private static ExampleStore openStore(Options o) {
-    if (o.store().equals("memory")) {
-      return ExampleStore.inMemory();
+    switch (o.store()) {
+      case "memory":
+        return new TableExampleStore(TableStores.inMemory(), "in-memory tables", o.command());
+      case "memory-maps":
+        return ExampleStore.inMemory();
+      case "rocksdb":
+        RunParameters.check(o);
+        return new TableExampleStore(RocksDbTableStore.builder(o.stateDir()).build(),
+            "RocksDB at " + o.stateDir(), o.command());
+      case "yt":
+        if (o.proxy() == null) {
+          throw new IllegalArgumentException("--store yt needs --proxy HOST:PORT (and YT_TOKEN or ~/.yt/token)");
+        }
+        return new TableExampleStore(YtTableStore.builder(o.proxy()).root(o.root()).build(),
+            "YTsaurus " + o.proxy() + " " + o.root(), o.command());
+      default:
+        throw new IllegalArgumentException("unknown --store '" + o.store() + "' (rocksdb, memory, memory-maps, yt)");
     }
-    throw new IllegalArgumentException("unknown --store '" + o.store() + "'");
   }
 
   private static void printTop(String state, Map<String, Object> values) {

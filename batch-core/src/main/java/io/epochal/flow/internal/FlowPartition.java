@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -190,17 +189,5 @@ public final class FlowPartition<K, T, R> implements State {
   public String toString() {
     return "FlowPartition[" + computation.name() + ", partition " + context.partitionIndex() + ", "
         + (epoch == null ? "no epoch" : epoch) + "]";
-  }
-
-  /** @return the states declared, for tests and tools */
-  Map<String, String> tables() {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (MutableClient<K, ?> s : states) {
-      out.put(s.name(), s.tablePath());
-    }
-    for (JoinedClient<K, ?> j : joiners) {
-      out.put(j.name(), j.tablePath());
-    }
-    return out;
   }
 }

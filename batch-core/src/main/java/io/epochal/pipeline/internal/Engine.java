@@ -173,6 +173,15 @@ public final class Engine implements Pipeline {
   /** Validates the requested guarantee; throws when EXACTLY_ONCE is requested but not deliverable. */
   public static void validate(String pipeline, Guarantee requested, Graph.Snapshot graph,
       CheckpointStore checkpoints) {
+    for (Node node : graph.nodes()) {
+      if (node instanceof Node.StateNode s && s.writes && s.factory.requiresAtomicCommit()
+          && !checkpoints.commitsAtomicallyWith(s.factory)) {
+        throw new IllegalArgumentException("Pipeline '" + pipeline + "': state '" + s.stateName + "' ("
+            + s.factory.describe() + ") buffers its rows until its own checkpoint store commits them, but the "
+            + "pipeline's checkpoint store is " + checkpoints.describe() + ". Build the pipeline with "
+            + ".checkpointStore(...) set to the checkpoint store the state was made with.");
+      }
+    }
     Optional<String> why = whyNotExactlyOnce(graph, checkpoints);
     if (why.isEmpty()) {
       return;

@@ -17,4 +17,10 @@ public interface TableBackedStateFactory<S extends State> extends StateFactory<S
 
   /** @return the checkpoint store whose epoch buffer the states write to */
   TableCheckpointStore checkpointStore();
+
+  /** True under the epoch protocol: the rows are buffered until this factory's checkpoint store commits them. */
+  @Override
+  default boolean requiresAtomicCommit() {
+    return checkpointStore().protocol() == CommitProtocol.EPOCH;
+  }
 }
