@@ -102,7 +102,8 @@ import org.slf4j.LoggerFactory;
  * writing its generation plus one. A commit under a lease runs its whole critical section (read the lease's
  * generation, compare it with its own, check conflicts, write the batch) while holding the same lock, so it is
  * ordered entirely before or after any takeover: after a takeover, the old holder's commit throws
- * {@link LeaseLostException} and writes nothing.
+ * {@link LeaseLostException} and writes nothing. Generations only grow, so a fenced holder can never commit again.
+ * The state directory must be on a local file system (POSIX record locks and atomic renames are relied upon).
  *
  * <p>The takeover does not need the database: a new worker can fence a hung one that still holds the directory with
  * the static {@link #takeOverLease(Path, String, String)}, then open the store (the builder's

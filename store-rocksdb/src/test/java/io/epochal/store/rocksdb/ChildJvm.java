@@ -170,10 +170,16 @@ final class ChildJvm implements AutoCloseable {
     return stderr.toString();
   }
 
+  /** Kills the child if it is still running (SIGKILL) and waits for it to be gone. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
-      kill();
+      process.destroyForcibly();
+      try {
+        process.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
