@@ -3,16 +3,28 @@ package io.epochal.testkit;
 import java.util.Objects;
 
 /**
- * One scheduled fault: it fires the first time batch {@code txid}'s commit phase reaches {@code point}.
+ * One scheduled fault: it fires the first time batch {@code txid} reaches {@code point} (for the spout point
+ * {@link FaultPoint#AFTER_EMIT}: the first time batch {@code txid} is emitted after the fault was scheduled). A
+ * schedule is a plain {@code List<Fault>}, so jqwik shrinks it like any list: fewer faults, earlier points, smaller
+ * txids, retryable failures before crashes, smaller prefixes.
+ *
+ * <p>Immutable.
  *
  * @param point where it fires
  * @param txid the batch it fires in, from 1
  * @param crash true: the whole process "dies" ({@link SimulatedCrash}) and the harness restarts the pipeline from
  *     its stores; false: the attempt fails with {@link InjectedFailure} and the coordinator retries it
  * @param prefix for {@link FaultPoint#INSIDE_MULTIPUT}: how many cells are written before the failure (capped at
- *     the put's size minus one)
+ *     the put's size minus one); for {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT}: how many table writes of the store's
+ *     commit pass its hook before the failure (a commit with at most that many table writes lands whole, and the
+ *     call fails after it); ignored elsewhere
+ * @since 0.1.0
  */
 public record Fault(FaultPoint point, long txid, boolean crash, int prefix) {
+  /**
+   * @throws NullPointerException if {@code point} is null
+   * @throws IllegalArgumentException if {@code txid < 1} or {@code prefix < 0}
+   */
   public Fault {
     Objects.requireNonNull(point, "point");
     if (txid < 1) {
@@ -23,9 +35,28 @@ public record Fault(FaultPoint point, long txid, boolean crash, int prefix) {
     }
   }
 
+  /** A retryable failure of batch {@code txid} at {@code point}. */
+  public static Fault fail(FaultPoint point, long txid) {
+    return new Fault(point, txid, false, 0);
+  }
+
+  /** A process death in batch {@code txid} at {@code point}, followed by a restart over the same stores. */
+  public static Fault crash(FaultPoint point, long txid) {
+    return new Fault(point, txid, true, 0);
+  }
+
+  /** @return this fault with another {@link #prefix()} */
+  public Fault withPrefix(int prefix) {
+    return new Fault(point, txid, crash, prefix);
+  }
+
   @Override
   public String toString() {
-    return (crash ? "crash" : "fail") + " at " + point + " of txid " + txid
-        + (point == FaultPoint.INSIDE_MULTIPUT ? " after " + prefix + " cell(s)" : "");
+    String where = switch (point) {
+      case INSIDE_MULTIPUT -> " after " + prefix + " cell(s)";
+      case INSIDE_CHECKPOINT_COMMIT -> " after " + prefix + " table write(s)";
+      default -> "";
+    };
+    return (crash ? "crash" : "fail") + " at " + point + " of txid " + txid + where;
   }
 }

@@ -1,9 +1,21 @@
 package io.epochal.testkit;
 
+import io.epochal.codec.Codec;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.spout.Collector;
+import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.TransactionalSpout;
 import io.epochal.state.IBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateFactory;
+import io.epochal.state.StateKind;
+import io.epochal.state.ValueUpdater;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
-import io.epochal.state.StateFactory;
+import io.epochal.store.table.CommitHook;
+import io.epochal.store.table.TableBackedStateFactory;
+import io.epochal.store.table.TableCheckpointStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -11,23 +23,53 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * Fires scheduled {@link Fault}s deterministically. Wrap the backing maps and the checkpoint store of a pipeline with
- * {@link #wrap(IBackingMap)} and {@link #wrap(CheckpointStore)}; the injector follows which batch is in its commit
- * phase (the one after the last committed txid: commits are strictly ordered) and fires each fault once, the first
- * time that batch reaches the fault's point.
+ * Fires scheduled {@link Fault}s deterministically and records what the run did in a {@link ReplayTimeline}. Wrap the
+ * pieces of a pipeline: its checkpoint store ({@link #wrap(CheckpointStore)}, required: it tells the injector which
+ * batch is in its commit phase), its backing maps ({@link #wrap(IBackingMap)}, or {@link #layer()} for table-backed
+ * states), its map-state factories ({@link #wrapStates(StateFactory)}), its spout ({@link #wrap(TransactionalSpout)},
+ * {@link #wrap(OpaqueSpout)}) and its table store's commit hook ({@link #commitHook()}). Each fault fires once: the
+ * first time its batch reaches its point (see {@link FaultPoint}).
  *
  * <p>Thread-safe. One injector per run; share it across the restarts of that run.
+ *
+ * @since 0.1.0
  */
 public final class FaultInjector {
   private final List<Fault> pending;
   private final List<Fault> fired = new ArrayList<>();
+  private final ReplayTimeline timeline;
   private volatile long head = 1;
+  private volatile boolean hookInstalled;
+  /** The INSIDE_CHECKPOINT_COMMIT fault armed for the checkpoint commit running now, with its hook call count. */
+  private Fault armedInside;
+  private int hookCalls;
+  private InjectedFailure insideFailure;
 
   /** @param schedule the faults to fire, in any order */
   public FaultInjector(Collection<Fault> schedule) {
+    this(schedule, new ReplayTimeline());
+  }
+
+  /**
+   * @param schedule the faults to fire, in any order
+   * @param timeline where the wrappers record what they see
+   */
+  public FaultInjector(Collection<Fault> schedule, ReplayTimeline timeline) {
     this.pending = new ArrayList<>(Objects.requireNonNull(schedule, "schedule"));
+    for (Fault f : pending) {
+      Objects.requireNonNull(f, "fault");
+    }
+    this.timeline = Objects.requireNonNull(timeline, "timeline");
+  }
+
+  /** Adds faults to the schedule (for example-based tests that fail the next batch). */
+  public synchronized void schedule(Fault... faults) {
+    for (Fault f : faults) {
+      pending.add(Objects.requireNonNull(f, "fault"));
+    }
   }
 
   /** @return the faults that fired, in firing order */
@@ -45,10 +87,15 @@ public final class FaultInjector {
     return head;
   }
 
-  private synchronized Fault take(FaultPoint point) {
+  /** @return the timeline the wrappers record into */
+  public ReplayTimeline timeline() {
+    return timeline;
+  }
+
+  private synchronized Fault take(FaultPoint point, long txid) {
     for (Iterator<Fault> it = pending.iterator(); it.hasNext();) {
       Fault f = it.next();
-      if (f.point() == point && f.txid() == head) {
+      if (f.point() == point && f.txid() == txid) {
         it.remove();
         fired.add(f);
         return f;
@@ -57,14 +104,24 @@ public final class FaultInjector {
     return null;
   }
 
-  private static void raise(Fault fault) {
+  private Fault take(FaultPoint point) {
+    return take(point, head);
+  }
+
+  private RuntimeException raise(Fault fault, long txid) {
+    timeline.fault(fault, txid);
     if (fault.crash()) {
       throw new SimulatedCrash(fault);
     }
     throw new InjectedFailure(fault);
   }
 
-  /** Wraps a backing map so that {@link FaultPoint#BEFORE_STATE_WRITE} and {@link FaultPoint#INSIDE_MULTIPUT} fire. */
+  // ------------------------------------------------------------------------------------------------ backing maps
+
+  /**
+   * Wraps a backing map so that {@link FaultPoint#BEFORE_STATE_WRITE} (at its first {@code multiGet} of a batch) and
+   * {@link FaultPoint#INSIDE_MULTIPUT} fire, and every cell it writes is recorded in the timeline.
+   */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     Objects.requireNonNull(backing, "backing");
     return new IBackingMap<>() {
@@ -72,40 +129,205 @@ public final class FaultInjector {
       public Map<K, C> multiGet(Collection<? extends K> keys) {
         Fault f = take(FaultPoint.BEFORE_STATE_WRITE);
         if (f != null) {
-          raise(f);
+          throw raise(f, f.txid());
         }
         return backing.multiGet(keys);
       }
 
       @Override
       public void multiPut(Map<K, C> cells) {
+        long txid = head;
         Fault f = cells.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
         if (f == null) {
           backing.multiPut(cells);
+          timeline.wrote(txid, cells);
           return;
         }
-        int written = Math.min(f.prefix(), cells.size() - 1);
-        Map<K, C> prefix = new LinkedHashMap<>();
-        for (Map.Entry<K, C> e : cells.entrySet()) {
-          if (prefix.size() == written) {
-            break;
-          }
-          prefix.put(e.getKey(), e.getValue());
-        }
+        Map<K, C> prefix = prefix(cells, Math.min(f.prefix(), cells.size() - 1));
         backing.multiPut(prefix);
-        raise(f);
+        timeline.wrote(txid, prefix);
+        throw raise(f, txid);
       }
 
       @Override
       public String describe() {
         return backing.describe();
       }
+
+      @Override
+      public String toString() {
+        return "FaultInjecting(" + backing + ")";
+      }
     };
   }
 
   /**
-   * Wraps a checkpoint store so that {@link FaultPoint#AFTER_STATE_WRITES} and
-   * {@link FaultPoint#DURING_CHECKPOINT_COMMIT} fire, and so that the injector knows the batch in its commit phase.
+   * @return a {@link io.epochal.store.table.BackingMapLayer} that wraps the table-backed maps of
+   *     {@code TableStates.builder(..).layer(..)} with {@link #wrap(IBackingMap)}
+   */
+  public io.epochal.store.table.BackingMapLayer layer() {
+    return new io.epochal.store.table.BackingMapLayer() {
+      @Override
+      public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> inner) {
+        return FaultInjector.this.wrap(inner);
+      }
+    };
+  }
+
+  private static <K, C> Map<K, C> prefix(Map<K, C> cells, int written) {
+    Map<K, C> prefix = new LinkedHashMap<>();
+    for (Map.Entry<K, C> e : cells.entrySet()) {
+      if (prefix.size() == written) {
+        break;
+      }
+      prefix.put(e.getKey(), e.getValue());
+    }
+    return prefix;
+  }
+
+  // ------------------------------------------------------------------------------------------------ map states
+
+  /**
+   * Wraps a factory of map states (a user's own {@link MapState}, or one whose backing map cannot be reached) so
+   * that {@link FaultPoint#BEFORE_STATE_WRITE} fires at a state's first read or update of a batch and
+   * {@link FaultPoint#INSIDE_MULTIPUT} applies the updates of a prefix of the keys, then fails; every value written
+   * is recorded in the timeline. The wrapper keeps the factory's {@link StateKind}, and stays a
+   * {@link TableBackedStateFactory} if the factory is one (so the epoch protocol still covers it).
+   */
+  @SuppressWarnings("unchecked")
+  public <K, V> StateFactory<MapState<K, V>> wrapStates(StateFactory<? extends MapState<K, V>> factory) {
+    Objects.requireNonNull(factory, "factory");
+    if (factory instanceof TableBackedStateFactory<?> tableBacked) {
+      TableCheckpointStore checkpoints = tableBacked.checkpointStore();
+      return new TableBackedWrapper<>(this, (StateFactory<MapState<K, V>>) factory, checkpoints);
+    }
+    return new StateWrapper<>(this, (StateFactory<MapState<K, V>>) factory);
+  }
+
+  private static class StateWrapper<K, V> implements StateFactory<MapState<K, V>> {
+    final FaultInjector injector;
+    final StateFactory<MapState<K, V>> factory;
+
+    StateWrapper(FaultInjector injector, StateFactory<MapState<K, V>> factory) {
+      this.injector = injector;
+      this.factory = factory;
+    }
+
+    @Override
+    public MapState<K, V> makeState(StateContext context) {
+      return injector.new FaultInjectingMapState<>(factory.makeState(context));
+    }
+
+    @Override
+    public StateKind kind() {
+      return factory.kind();
+    }
+
+    /** Delegated: the wrapper buffers nothing itself. */
+    @Override
+    public boolean requiresAtomicCommit() {
+      return factory.requiresAtomicCommit();
+    }
+
+    @Override
+    public String describe() {
+      return factory.describe();
+    }
+  }
+
+  private static final class TableBackedWrapper<K, V> extends StateWrapper<K, V>
+      implements TableBackedStateFactory<MapState<K, V>> {
+    private final TableCheckpointStore checkpoints;
+
+    TableBackedWrapper(FaultInjector injector, StateFactory<MapState<K, V>> factory,
+        TableCheckpointStore checkpoints) {
+      super(injector, factory);
+      this.checkpoints = checkpoints;
+    }
+
+    @Override
+    public TableCheckpointStore checkpointStore() {
+      return checkpoints;
+    }
+  }
+
+  private final class FaultInjectingMapState<K, V> implements MapState<K, V> {
+    private final MapState<K, V> state;
+
+    FaultInjectingMapState(MapState<K, V> state) {
+      this.state = Objects.requireNonNull(state, "state factory returned null");
+    }
+
+    private void beforeWrite() {
+      Fault f = take(FaultPoint.BEFORE_STATE_WRITE);
+      if (f != null) {
+        throw raise(f, f.txid());
+      }
+    }
+
+    @Override
+    public void beginCommit(long txid) {
+      state.beginCommit(txid);
+    }
+
+    @Override
+    public void commit(long txid) {
+      state.commit(txid);
+    }
+
+    @Override
+    public void abort(long txid) {
+      state.abort(txid);
+    }
+
+    @Override
+    public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+      beforeWrite();
+      return state.multiGet(txid, keys);
+    }
+
+    @Override
+    public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+      beforeWrite();
+      Fault f = updaters.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
+      if (f == null) {
+        Map<K, V> result = state.multiUpdate(txid, updaters);
+        timeline.wrote(txid, result);
+        return result;
+      }
+      Map<K, ValueUpdater<V>> prefix = new LinkedHashMap<>(prefix(updaters, Math.min(f.prefix(),
+          updaters.size() - 1)));
+      timeline.wrote(txid, state.multiUpdate(txid, prefix));
+      throw raise(f, txid);
+    }
+
+    @Override
+    public void multiPut(long txid, Map<K, V> values) {
+      beforeWrite();
+      Fault f = values.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
+      if (f == null) {
+        state.multiPut(txid, values);
+        timeline.wrote(txid, values);
+        return;
+      }
+      Map<K, V> prefix = prefix(values, Math.min(f.prefix(), values.size() - 1));
+      state.multiPut(txid, prefix);
+      timeline.wrote(txid, prefix);
+      throw raise(f, txid);
+    }
+
+    @Override
+    public String toString() {
+      return "FaultInjecting(" + state + ")";
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ checkpoints
+
+  /**
+   * Wraps a checkpoint store so that {@link FaultPoint#AFTER_STATE_WRITES}, {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT}
+   * and {@link FaultPoint#DURING_CHECKPOINT_COMMIT} fire, and so that the injector knows the batch in its commit
+   * phase. Keeps the wrapped store's {@code commitsAtomicallyWith} answers.
    */
   public CheckpointStore wrap(CheckpointStore store) {
     Objects.requireNonNull(store, "store");
@@ -126,13 +348,21 @@ public final class FaultInjector {
       public void commit(String pipeline, long txid, byte[] metadata) {
         Fault before = take(FaultPoint.AFTER_STATE_WRITES);
         if (before != null) {
-          raise(before);
+          throw raise(before, txid);
         }
-        store.commit(pipeline, txid, metadata);
-        Fault during = take(FaultPoint.DURING_CHECKPOINT_COMMIT);
+        Fault inside = take(FaultPoint.INSIDE_CHECKPOINT_COMMIT);
+        if (inside != null && !hookInstalled) {
+          throw raise(inside, txid); // the store cannot fail midway: fail before it writes anything
+        }
+        boolean landedUnderInside = commitThroughHook(inside, () -> store.commit(pipeline, txid, metadata), txid);
         head = txid + 1;
+        if (landedUnderInside) {
+          // The commit made at most prefix table writes, so all of them landed: the call fails after it.
+          throw raise(inside, txid);
+        }
+        Fault during = take(FaultPoint.DURING_CHECKPOINT_COMMIT);
         if (during != null) {
-          raise(during);
+          throw raise(during, txid);
         }
       }
 
@@ -150,6 +380,185 @@ public final class FaultInjector {
       public String describe() {
         return store.describe();
       }
+
+      @Override
+      public String toString() {
+        return "FaultInjecting(" + store.describe() + ")";
+      }
     };
+  }
+
+  /** @return true if {@code inside} was armed but the commit completed (it made at most prefix table writes) */
+  private boolean commitThroughHook(Fault inside, Runnable commit, long txid) {
+    if (inside == null) {
+      commit.run();
+      return false;
+    }
+    InjectedFailure failure;
+    synchronized (this) {
+      armedInside = inside;
+      hookCalls = 0;
+      insideFailure = null;
+    }
+    try {
+      commit.run();
+    } catch (RuntimeException e) {
+      synchronized (this) {
+        failure = insideFailure;
+      }
+      if (failure != null && causedBy(e, failure)) {
+        timeline.fault(inside, txid);
+        if (inside.crash()) {
+          throw new SimulatedCrash(inside);
+        }
+      }
+      throw e;
+    } finally {
+      synchronized (this) {
+        armedInside = null;
+      }
+    }
+    return true;
+  }
+
+  private static boolean causedBy(Throwable t, Throwable cause) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c == cause) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A hook to install in the table store under test ({@code TableStores.inMemoryBuilder().commitHook(..)}, a
+   * store's builder, or {@code TableStoreContract.createStore(hook)}): it fires
+   * {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT} inside the store's commit of a checkpoint, after {@link Fault#prefix()}
+   * table writes. It always throws a retryable {@link InjectedFailure} into the store (whose atomicity decides what
+   * lands); for a crash fault the checkpoint wrapper turns the failed commit into a {@link SimulatedCrash}. Calling
+   * this method tells the injector that the store fails inside its commits.
+   */
+  public CommitHook commitHook() {
+    hookInstalled = true;
+    return tablePath -> {
+      InjectedFailure failure = null;
+      synchronized (this) {
+        if (armedInside != null && insideFailure == null && hookCalls++ == armedInside.prefix()) {
+          insideFailure = new InjectedFailure(armedInside);
+          failure = insideFailure;
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------------ spouts
+
+  /**
+   * Wraps a transactional spout so that {@link FaultPoint#AFTER_EMIT} fires (by the emitted txid) and emissions are
+   * recorded in the timeline. Coordinator calls are delegated unchanged.
+   */
+  public <T, M> TransactionalSpout<T, M> wrap(TransactionalSpout<T, M> spout) {
+    Objects.requireNonNull(spout, "spout");
+    return new TransactionalSpout<>() {
+      @Override
+      public String name() {
+        return spout.name();
+      }
+
+      @Override
+      public Codec<M> metadataCodec() {
+        return spout.metadataCodec();
+      }
+
+      @Override
+      public Optional<M> nextBatch(long txid, Optional<M> previous) {
+        return spout.nextBatch(txid, previous);
+      }
+
+      @Override
+      public void emit(BatchAttempt attempt, M metadata, Collector<T> out) {
+        emitThrough(attempt, out, c -> {
+          spout.emit(attempt, metadata, c);
+          return null;
+        });
+      }
+
+      @Override
+      public void success(long txid) {
+        spout.success(txid);
+      }
+
+      @Override
+      public void close() {
+        spout.close();
+      }
+
+      @Override
+      public String toString() {
+        return "FaultInjecting(" + spout + ")";
+      }
+    };
+  }
+
+  /**
+   * Wraps an opaque spout so that {@link FaultPoint#AFTER_EMIT} fires (by the emitted txid; the failed attempt's
+   * position is discarded, so the replay re-cuts from the committed one) and emissions are recorded in the timeline.
+   */
+  public <T, M> OpaqueSpout<T, M> wrap(OpaqueSpout<T, M> spout) {
+    Objects.requireNonNull(spout, "spout");
+    return new OpaqueSpout<>() {
+      @Override
+      public String name() {
+        return spout.name();
+      }
+
+      @Override
+      public Codec<M> metadataCodec() {
+        return spout.metadataCodec();
+      }
+
+      @Override
+      public boolean isReady(long txid, Optional<M> previous) {
+        return spout.isReady(txid, previous);
+      }
+
+      @Override
+      public M emit(BatchAttempt attempt, Optional<M> previous, Collector<T> out) {
+        return emitThrough(attempt, out, c -> spout.emit(attempt, previous, c));
+      }
+
+      @Override
+      public void success(long txid) {
+        spout.success(txid);
+      }
+
+      @Override
+      public void close() {
+        spout.close();
+      }
+
+      @Override
+      public String toString() {
+        return "FaultInjecting(" + spout + ")";
+      }
+    };
+  }
+
+  private <T, R> R emitThrough(BatchAttempt attempt, Collector<T> out,
+      java.util.function.Function<Collector<T>, R> emission) {
+    List<T> records = new ArrayList<>();
+    R result = emission.apply(r -> {
+      out.emit(r);
+      records.add(r);
+    });
+    timeline.emitted(attempt, records);
+    Fault f = take(FaultPoint.AFTER_EMIT, attempt.txid());
+    if (f != null) {
+      throw raise(f, attempt.txid());
+    }
+    return result;
   }
 }

@@ -1,10 +1,22 @@
 package io.epochal.testkit;
 
-/** A scheduled, retryable failure of one attempt. */
+/**
+ * A scheduled, retryable failure of one attempt.
+ *
+ * @since 0.1.0
+ */
 public final class InjectedFailure extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  private final transient Fault fault;
+
   public InjectedFailure(Fault fault) {
     super("injected: " + fault);
+    this.fault = fault;
+  }
+
+  /** @return the fault that fired */
+  public Fault fault() {
+    return fault;
   }
 }

@@ -1,13 +1,32 @@
 package io.epochal.testkit;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Tuple;
 
-/** jqwik generators for replay tests: inputs with skewed keys and failure schedules. */
+/**
+ * jqwik generators for replay tests: inputs with skewed keys, batch cuts, parallelism and failure schedules, and whole
+ * {@link ReplaySchedule}s combining them. Every generator shrinks towards the simplest case (short inputs over few
+ * keys, one small batch size, one partition, few and early faults).
+ *
+ * @since 0.1.0
+ */
 public final class ReplayArbitraries {
   private ReplayArbitraries() {
+  }
+
+  /**
+   * Whole schedules over {@code inputs}; configure the other components on the returned arbitrary.
+   *
+   * @throws NullPointerException if {@code inputs} is null
+   */
+  public static <T> ScheduleArbitrary<T> schedules(Arbitrary<List<T>> inputs) {
+    return new ScheduleArbitrary<>(inputs);
   }
 
   /**
@@ -15,20 +34,74 @@ public final class ReplayArbitraries {
    * either a retryable failure or a crash with restart.
    */
   public static Arbitrary<List<Fault>> faultSchedules(int maxTxid, int maxFaults) {
+    return faultSchedules(maxTxid, maxFaults, EnumSet.allOf(FaultPoint.class), true);
+  }
+
+  /**
+   * Failure schedules at the given points only.
+   *
+   * @param crashes whether faults may be crashes (process restarts) as well as retryable failures
+   * @throws IllegalArgumentException if {@code points} is empty or a bound is out of range
+   */
+  public static Arbitrary<List<Fault>> faultSchedules(int maxTxid, int maxFaults, Set<FaultPoint> points,
+      boolean crashes) {
+    if (maxTxid < 1 || maxFaults < 0) {
+      throw new IllegalArgumentException("maxTxid must be >= 1 and maxFaults >= 0, were " + maxTxid + ", "
+          + maxFaults);
+    }
+    if (points.isEmpty()) {
+      throw new IllegalArgumentException("points must not be empty");
+    }
     Arbitrary<Fault> fault = Combinators.combine(
-        Arbitraries.of(FaultPoint.class),
+        Arbitraries.of(EnumSet.copyOf(points).toArray(FaultPoint[]::new)),
         Arbitraries.longs().between(1, maxTxid),
-        Arbitraries.of(false, true),
+        crashes ? Arbitraries.of(false, true) : Arbitraries.just(false),
         Arbitraries.integers().between(0, 3)).as(Fault::new);
     return fault.list().ofMaxSize(maxFaults);
   }
 
+  /**
+   * Batch cuts: 1..4 batch sizes in {@code 1..maxBatch} and 0..3 re-cut sizes for opaque replays.
+   */
+  public static Arbitrary<BatchCuts> batchCuts(int maxBatch) {
+    if (maxBatch < 1) {
+      throw new IllegalArgumentException("maxBatch must be >= 1, was " + maxBatch);
+    }
+    Arbitrary<Integer> size = Arbitraries.integers().between(1, maxBatch);
+    return Combinators.combine(size.list().ofMinSize(1).ofMaxSize(4), size.list().ofMaxSize(3)).as(BatchCuts::new);
+  }
+
+  /** Partitions in {@code 1..maxPartitions}, batches in flight in {@code 1..maxInFlight}, threads in {@code 1..maxThreads}. */
+  public static Arbitrary<Parallelism> parallelism(int maxPartitions, int maxInFlight, int maxThreads) {
+    return Combinators.combine(Arbitraries.integers().between(1, maxPartitions),
+        Arbitraries.integers().between(1, maxInFlight), Arbitraries.integers().between(1, maxThreads))
+        .as(Parallelism::new);
+  }
+
+  /**
+   * Inputs: lists of up to {@code maxSize} records.
+   *
+   * @throws NullPointerException if {@code record} is null
+   */
+  public static <T> Arbitrary<List<T>> inputs(Arbitrary<T> record, int maxSize) {
+    return Objects.requireNonNull(record, "record").list().ofMaxSize(maxSize);
+  }
+
+  /** Words over a small, skewed vocabulary: a few frequent words and some rare short ones, so keys repeat. */
+  public static Arbitrary<String> word() {
+    return Arbitraries.frequencyOf(
+        Tuple.of(6, Arbitraries.of("the", "a", "cat", "dog")),
+        Tuple.of(2, Arbitraries.strings().withCharRange('a', 'h').ofMinLength(1).ofMaxLength(3)));
+  }
+
+  /** Inputs of up to {@code maxWords} skewed words (see {@link #word()}). */
+  public static Arbitrary<List<String>> words(int maxWords) {
+    return inputs(word(), maxWords);
+  }
+
   /** Sentences of 1..6 words over a small, skewed vocabulary (so that keys repeat within and across batches). */
   public static Arbitrary<List<String>> sentences(int maxSentences) {
-    Arbitrary<String> word = Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(6, Arbitraries.of("the", "a", "cat", "dog")),
-        net.jqwik.api.Tuple.of(2, Arbitraries.strings().withCharRange('a', 'h').ofMinLength(1).ofMaxLength(3)));
-    Arbitrary<String> sentence = word.list().ofMinSize(1).ofMaxSize(6).map(ws -> String.join(" ", ws));
+    Arbitrary<String> sentence = word().list().ofMinSize(1).ofMaxSize(6).map(ws -> String.join(" ", ws));
     return sentence.list().ofMaxSize(maxSentences);
   }
 }

@@ -7,7 +7,10 @@ import java.util.Objects;
 /**
  * Runs a pipeline to the end through simulated process deaths: each {@link SimulatedCrash} abandons the pipeline
  * instance (like a killed process) and the harness builds a new incarnation over the same stores, which resumes
- * after the last committed txid. Deterministic: no threads of its own, no sleeps.
+ * after the last committed txid. Deterministic: no threads of its own, no sleeps. {@link ReplayCheck} runs every
+ * schedule through it.
+ *
+ * @since 0.1.0
  */
 public final class ReplayHarness {
   private ReplayHarness() {
@@ -34,8 +37,16 @@ public final class ReplayHarness {
    *
    * @param maxRestarts a bound on restarts (a pipeline that keeps crashing fails the run)
    * @throws AssertionError if the pipeline crashed more than {@code maxRestarts} times
+   * @throws RuntimeException whatever else stopped the pipeline (exhausted retries, state ahead, ...)
    */
   public static Outcome runToEnd(PipelineFactory factory, int maxRestarts) {
+    return runToEnd(factory, maxRestarts, null);
+  }
+
+  /**
+   * Like {@link #runToEnd(PipelineFactory, int)}, and records each restart in {@code timeline} (may be null).
+   */
+  public static Outcome runToEnd(PipelineFactory factory, int maxRestarts, ReplayTimeline timeline) {
     Objects.requireNonNull(factory, "factory");
     long failedAttempts = 0;
     for (int incarnation = 0; incarnation <= maxRestarts; incarnation++) {
@@ -46,6 +57,10 @@ public final class ReplayHarness {
         return new Outcome(incarnation, failedAttempts, summary.lastTxid());
       } catch (SimulatedCrash crash) {
         failedAttempts += pipeline.metrics().failedAttempts();
+        if (timeline != null) {
+          timeline.restarted(incarnation + 1, "the process died (" + crash.getMessage() + ") with txid "
+              + pipeline.lastCommittedTxid() + " committed");
+        }
       } finally {
         pipeline.close();
       }

@@ -4,11 +4,21 @@ package io.epochal.testkit;
  * A scheduled "process death". An {@link Error}, so the coordinator treats it as fatal and does not retry: the
  * pipeline instance is abandoned, like a killed process, and {@link ReplayHarness} builds a new one over the same
  * stores.
+ *
+ * @since 0.1.0
  */
 public final class SimulatedCrash extends Error {
   private static final long serialVersionUID = 1L;
 
+  private final transient Fault fault;
+
   public SimulatedCrash(Fault fault) {
     super("simulated crash: " + fault);
+    this.fault = fault;
+  }
+
+  /** @return the fault that fired */
+  public Fault fault() {
+    return fault;
   }
 }

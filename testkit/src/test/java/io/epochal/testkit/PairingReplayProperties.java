@@ -1,6 +1,7 @@
 package io.epochal.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,10 +10,9 @@ import io.epochal.pipeline.Aggregators;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineBuilder;
-import io.epochal.pipeline.RetryPolicy;
-import io.epochal.spout.Spout;
-import io.epochal.spouts.ListSpout;
+import io.epochal.spout.SpoutKind;
 import io.epochal.spouts.ReCuttingOpaqueSpout;
+import io.epochal.state.IBackingMap;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
@@ -20,69 +20,67 @@ import io.epochal.state.opaque.OpaqueMap;
 import io.epochal.state.opaque.OpaqueValue;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalValue;
-import io.epochal.store.InMemoryCheckpointStore;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
-import java.util.function.IntFunction;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.statistics.StatisticsCoverage;
 
 /**
- * The replay properties of the exactly-once pairings: for random inputs, batch sizes, partition counts, batches in
- * flight and failure schedules (fail before the first state write, between two keys of one multiPut, after the state
- * writes before the checkpoint commit, during the checkpoint commit, and crash-and-restart at any of those points),
- * the final state equals the failure-free fold of the input. Runs {@code -Depochal.tries=N} schedules per property
- * (jqwik's {@code jqwik.tries.default}).
+ * The replay properties of the exactly-once pairings, run on the testkit's machinery ({@link ReplayCheck} over
+ * {@link ReplayArbitraries#schedules}): for random inputs, batch cuts, partition counts, batches in flight, worker
+ * threads and failure schedules (fail after the spout emitted, before the first state write, between two keys of one
+ * multiPut, after the state writes before the checkpoint commit, inside and after the checkpoint commit, and
+ * crash-and-restart at any of those points), the final word counts equal the fold of the input. Runs
+ * {@code -Depochal.tries=N} schedules per property (jqwik's {@code jqwik.tries.default}).
  */
 class PairingReplayProperties {
 
-  private static final int MAX_TXID = 12;
-
-  @Provide
-  Arbitrary<List<String>> sentences() {
-    return ReplayArbitraries.sentences(40);
+  /** The word count every property runs, over a backing map of cells {@code C} under a txid rule. */
+  static <C> ReplayCheck<String, String, Long> wordCount(SpoutKind spout, Guarantee guarantee,
+      Function<IBackingMap<String, C>, StateFactory<MapState<String, Long>>> rule, Function<C, Long> value) {
+    return ReplayCheck.<InMemoryBackingMap<String, C>, String, String, Long>forPipeline(
+            () -> new InMemoryBackingMap<>("counts"),
+            (source, store, context) -> source
+                .flatMap(s -> Arrays.asList(s.split(" ")))
+                .groupBy(w -> w)
+                .persistentAggregate("counts", rule.apply(context.wrap(store)), Aggregators.count()),
+            store -> values(store.snapshot(), value))
+        .name("word-count")
+        .spout(spout)
+        .guarantee(guarantee)
+        .oracle(Oracle.fold("the word counts of the input", PairingReplayProperties::expectedCounts))
+        .build();
   }
 
+  private static final ReplayCheck<String, String, Long> TRANSACTIONAL =
+      PairingReplayProperties.<TransactionalValue<Long>>wordCount(SpoutKind.TRANSACTIONAL,
+      Guarantee.EXACTLY_ONCE, TransactionalMap::factory, TransactionalValue::value);
+  private static final ReplayCheck<String, String, Long> OPAQUE =
+      PairingReplayProperties.<OpaqueValue<Long>>wordCount(SpoutKind.TRANSACTIONAL,
+      Guarantee.EXACTLY_ONCE, OpaqueMap::factory, OpaqueValue::curr);
+
   @Provide
-  Arbitrary<List<Fault>> faults() {
-    return ReplayArbitraries.faultSchedules(MAX_TXID, 6);
+  Arbitrary<ReplaySchedule<String>> schedules() {
+    return ReplayArbitraries.schedules(ReplayArbitraries.sentences(40));
   }
 
   @Property
-  void transactionalSpoutIntoTransactionalMapCountsExactlyOnce(@ForAll("sentences") List<String> input,
-      @ForAll @IntRange(min = 1, max = 6) int batchSize, @ForAll @IntRange(min = 1, max = 4) int partitions,
-      @ForAll @IntRange(min = 1, max = 3) int inFlight, @ForAll @IntRange(min = 1, max = 2) int threads,
-      @ForAll("faults") List<Fault> faults) {
-    InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("counts");
-    FaultInjector injector = new FaultInjector(faults);
-    runWordCount(injector, partitions, inFlight, threads, Guarantee.EXACTLY_ONCE,
-        i -> ListSpout.of("sentences", input, batchSize),
-        TransactionalMap.factory(injector.wrap(store)));
-    assertEquals(expectedCounts(input), values(store.snapshot(), TransactionalValue::value), schedule(injector));
-    record(injector);
+  void transactionalSpoutIntoTransactionalMapCountsExactlyOnce(
+      @ForAll("schedules") ReplaySchedule<String> schedule) {
+    record(TRANSACTIONAL.check(schedule));
   }
 
   @Property
-  void transactionalSpoutIntoOpaqueMapCountsExactlyOnce(@ForAll("sentences") List<String> input,
-      @ForAll @IntRange(min = 1, max = 6) int batchSize, @ForAll @IntRange(min = 1, max = 4) int partitions,
-      @ForAll @IntRange(min = 1, max = 3) int inFlight, @ForAll @IntRange(min = 1, max = 2) int threads,
-      @ForAll("faults") List<Fault> faults) {
-    InMemoryBackingMap<String, OpaqueValue<Long>> store = new InMemoryBackingMap<>("counts");
-    FaultInjector injector = new FaultInjector(faults);
-    runWordCount(injector, partitions, inFlight, threads, Guarantee.EXACTLY_ONCE,
-        i -> ListSpout.of("sentences", input, batchSize),
-        OpaqueMap.factory(injector.wrap(store)));
-    assertEquals(expectedCounts(input), values(store.snapshot(), OpaqueValue::curr), schedule(injector));
-    record(injector);
+  void transactionalSpoutIntoOpaqueMapCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
+    record(OPAQUE.check(schedule));
   }
 
   /**
@@ -91,49 +89,38 @@ class PairingReplayProperties {
    * next batch (which now holds those records) counts them again. Storm Trident has the same hole. The epoch
    * protocol (atomic stores) makes the pairing exactly-once: see the table-store replay properties.
    */
-  @net.jqwik.api.Example
+  @Example
   void opaqueSpoutIntoOpaqueMapMiscountsOnThePerKeyProtocol() {
-    List<String> input = List.of("a b", "c d", "e f", "g h", "a c", "b d", "e g", "f h");
-    int miscounts = 0;
-    for (long seed = 0; seed < 50; seed++) {
-      InMemoryBackingMap<String, OpaqueValue<Long>> store = new InMemoryBackingMap<>("counts");
-      FaultInjector injector = new FaultInjector(List.of(new Fault(FaultPoint.AFTER_STATE_WRITES, 1, false, 0),
-          new Fault(FaultPoint.AFTER_STATE_WRITES, 2, false, 0)));
-      long s = seed;
-      runWordCount(injector, 1, 1, 1, Guarantee.AT_LEAST_ONCE,
-          i -> ReCuttingOpaqueSpout.of("sentences", input, 1, 4, s),
-          OpaqueMap.factory(injector.wrap(store)));
-      if (!expectedCounts(input).equals(values(store.snapshot(), OpaqueValue::curr))) {
-        miscounts++;
-      }
-    }
-    assertTrue(miscounts > 0, "expected (opaque spout, OpaqueMap, per-key protocol) to miscount for some schedule");
+    ReplayResult<String, Long> result = PairingReplayProperties.<OpaqueValue<Long>>wordCount(SpoutKind.OPAQUE,
+        Guarantee.AT_LEAST_ONCE, OpaqueMap::factory, OpaqueValue::curr).run(recutAfterStateWrites());
+    assertMiscountsTheDroppedKeys(result);
   }
 
   /**
    * The pairing that validation refuses: an opaque spout re-cuts a replayed batch, and TransactionalMap skips keys it
-   * already wrote under that txid. Forced with AT_LEAST_ONCE, some schedule miscounts.
+   * already wrote under that txid. Forced with AT_LEAST_ONCE, the same schedule miscounts.
    */
-  @net.jqwik.api.Example
+  @Example
   void opaqueSpoutIntoTransactionalMapMiscountsForSomeSchedule() {
-    List<String> input = List.of("a b", "a c", "b c", "a", "c a b", "b", "a a", "c");
-    int miscounts = 0;
-    for (long seed = 0; seed < 50; seed++) {
-      InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("counts");
-      FaultInjector injector = new FaultInjector(List.of(new Fault(FaultPoint.INSIDE_MULTIPUT, 1, false, 1),
-          new Fault(FaultPoint.INSIDE_MULTIPUT, 2, false, 1)));
-      long s = seed;
-      runWordCount(injector, 1, 1, 1, Guarantee.AT_LEAST_ONCE,
-          i -> ReCuttingOpaqueSpout.of("sentences", input, 1, 4, s),
-          TransactionalMap.factory(injector.wrap(store)));
-      if (!expectedCounts(input).equals(values(store.snapshot(), TransactionalValue::value))) {
-        miscounts++;
-      }
-    }
-    assertTrue(miscounts > 0, "expected (opaque spout, TransactionalMap) to miscount for some schedule");
+    ReplayResult<String, Long> result = PairingReplayProperties.<TransactionalValue<Long>>wordCount(
+        SpoutKind.OPAQUE, Guarantee.AT_LEAST_ONCE, TransactionalMap::factory, TransactionalValue::value).run(recutAfterStateWrites());
+    assertMiscountsTheDroppedKeys(result);
   }
 
-  @net.jqwik.api.Example
+  /** Batch 1 = "a b", "c d"; it fails after its state writes, and the replay re-cuts it to "a b" alone. */
+  private static ReplaySchedule<String> recutAfterStateWrites() {
+    return new ReplaySchedule<>(List.of("a b", "c d", "e f"), new BatchCuts(List.of(2), List.of(1)),
+        Parallelism.sequential(), List.of(Fault.fail(FaultPoint.AFTER_STATE_WRITES, 1)));
+  }
+
+  private static void assertMiscountsTheDroppedKeys(ReplayResult<String, Long> result) {
+    assertFalse(result.passed(), result.report());
+    assertEquals(List.of("c", "d"), List.copyOf(result.differences().keySet()), result.report());
+    assertEquals(2L, result.actual().get("c"), result.report());
+    assertTrue(result.report().contains("c: expected 1, actual 2"), result.report());
+  }
+
+  @Example
   void exactlyOnceRefusesOpaqueSpoutIntoOpaqueMapOverAPerKeyStore() {
     PipelineBuilder builder = Pipeline.newBuilder("refused");
     builder.source(ReCuttingOpaqueSpout.of("sentences", List.of("a"), 1, 2, 1))
@@ -145,7 +132,7 @@ class PairingReplayProperties {
     assertTrue(e.getMessage().contains("per-key") && e.getMessage().contains("Fix:"), e.getMessage());
   }
 
-  @net.jqwik.api.Example
+  @Example
   void exactlyOnceRefusesOpaqueSpoutIntoTransactionalMapOverAPerKeyStore() {
     PipelineBuilder builder = Pipeline.newBuilder("refused");
     builder.source(ReCuttingOpaqueSpout.of("sentences", List.of("a"), 1, 2, 1))
@@ -159,26 +146,6 @@ class PairingReplayProperties {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-
-  static void runWordCount(FaultInjector injector, int partitions, int inFlight, int threads, Guarantee guarantee,
-      IntFunction<Spout<String, ?>> spouts, StateFactory<MapState<String, Long>> counts) {
-    InMemoryCheckpointStore checkpoints = new InMemoryCheckpointStore();
-    ReplayHarness.runToEnd(incarnation -> {
-      PipelineBuilder builder = Pipeline.newBuilder("word-count")
-          .partitions(partitions)
-          .threads(threads)
-          .maxBatchesInFlight(inFlight)
-          .guarantee(guarantee)
-          .retryPolicy(RetryPolicy.immediate(50))
-          .sleeper(d -> { })
-          .checkpointStore(injector.wrap(checkpoints));
-      builder.source(spouts.apply(incarnation))
-          .flatMap(s -> Arrays.asList(s.split(" ")))
-          .groupBy(w -> w)
-          .persistentAggregate("counts", counts, Aggregators.count());
-      return builder.build();
-    }, 50);
-  }
 
   static Map<String, Long> expectedCounts(List<String> input) {
     Map<String, Long> counts = new TreeMap<>();
@@ -196,15 +163,10 @@ class PairingReplayProperties {
     return out;
   }
 
-  private static String schedule(FaultInjector injector) {
-    return "fired " + injector.fired() + ", unfired " + injector.unfired();
-  }
-
-  private static void record(FaultInjector injector) {
-    Map<String, Integer> seen = new HashMap<>();
-    for (Fault f : injector.fired()) {
+  /** Collects which points fired, and requires every point, failed and crashed, to be reached over the tries. */
+  static void record(ReplayResult<?, ?> result) {
+    for (Fault f : result.fired()) {
       Statistics.label("failure point").collect(f.point() + (f.crash() ? " + restart" : ""));
-      seen.merge(f.point().name(), 1, Integer::sum);
     }
     Statistics.label("failure point").coverage(PairingReplayProperties::everyPointReached);
   }

@@ -219,6 +219,7 @@ class TableStoreReplayProperties {
             ? TransactionalTableLayout.factory(states) : OpaqueTableLayout.factory(states);
         PipelineBuilder builder = Pipeline.newBuilder(PIPELINE)
             .partitions(partitions)
+            .threads(partitions > 1 ? 2 : 1)
             .maxBatchesInFlight(inFlight)
             .retryPolicy(RetryPolicy.immediate(50))
             .sleeper(d -> { })

@@ -1,0 +1,66 @@
+package io.epochal.testkit;
+
+import java.util.List;
+
+/**
+ * How the kit's spout cuts the input into batches. Batch {@code t}'s first emission takes the next
+ * {@code sizes[(t - 1) mod sizes.size()]} records. A transactional spout re-emits exactly those records on every
+ * replay. An opaque spout re-cuts: the {@code k}-th re-emission of a txid in the run ({@code k >= 1}, counted across
+ * restarts, including the re-emission of batches discarded behind a failed one) takes
+ * {@code recuts[(k - 1) mod recuts.size()]} records from the committed position instead, or the original size when
+ * {@code recuts} is empty.
+ *
+ * <p>Immutable. Lists of ints, so jqwik shrinks them towards one small size and no re-cut.
+ *
+ * @param sizes batch sizes of first emissions, each at least 1, not empty
+ * @param recuts batch sizes of opaque re-emissions, each at least 1; empty: replays keep the original size
+ * @since 0.1.0
+ */
+public record BatchCuts(List<Integer> sizes, List<Integer> recuts) {
+  /**
+   * @throws NullPointerException if a list or an element is null
+   * @throws IllegalArgumentException if {@code sizes} is empty or a size is below 1
+   */
+  public BatchCuts {
+    sizes = List.copyOf(sizes);
+    recuts = List.copyOf(recuts);
+    if (sizes.isEmpty()) {
+      throw new IllegalArgumentException("sizes must not be empty");
+    }
+    for (int s : sizes) {
+      check(s);
+    }
+    for (int s : recuts) {
+      check(s);
+    }
+  }
+
+  /** Every batch holds {@code size} records; opaque replays keep the size. */
+  public static BatchCuts fixed(int size) {
+    return new BatchCuts(List.of(size), List.of());
+  }
+
+  /** @return the size of the first emission of batch {@code txid} */
+  public int size(long txid) {
+    return sizes.get((int) ((txid - 1) % sizes.size()));
+  }
+
+  /** @return the size of re-emission number {@code reemission} (from 1) of batch {@code txid} by an opaque spout */
+  public int recut(long txid, int reemission) {
+    if (reemission < 1) {
+      throw new IllegalArgumentException("reemission must be >= 1, was " + reemission);
+    }
+    return recuts.isEmpty() ? size(txid) : recuts.get((reemission - 1) % recuts.size());
+  }
+
+  private static void check(int size) {
+    if (size < 1) {
+      throw new IllegalArgumentException("batch sizes must be >= 1, was " + size);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "cuts " + sizes + (recuts.isEmpty() ? "" : ", re-cuts " + recuts);
+  }
+}

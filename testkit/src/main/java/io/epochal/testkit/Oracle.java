@@ -1,0 +1,92 @@
+package io.epochal.testkit;
+
+import io.epochal.pipeline.CombinerAggregator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * What a {@link ReplayCheck} compares the final state of a faulty run with.
+ *
+ * <ul>
+ *   <li>{@link #failureFree()} (the default): the final state of a run of the same code over the same input, cuts and
+ *       parallelism, without faults, on fresh stores. Needs no model of the code, and catches every difference that
+ *       failures make; it cannot catch a bug that shows without failures too.</li>
+ *   <li>{@link #fold(String, Function)}: the state a plain function of the input says (a reference model).</li>
+ *   <li>{@link #aggregate(Function, CombinerAggregator)}: the fold of an aggregation, computed with a plain loop.</li>
+ * </ul>
+ *
+ * <p>Immutable and thread-safe if the fold is.
+ *
+ * @param <T> the record type
+ * @param <K> the key type of the state
+ * @param <V> the value type of the state
+ * @since 0.1.0
+ */
+public final class Oracle<T, K, V> {
+  private final Function<? super List<T>, ? extends Map<K, V>> fold;
+  private final String description;
+
+  private Oracle(Function<? super List<T>, ? extends Map<K, V>> fold, String description) {
+    this.fold = fold;
+    this.description = description;
+  }
+
+  /** The final state of the same schedule run without faults (the default). */
+  public static <T, K, V> Oracle<T, K, V> failureFree() {
+    return new Oracle<>(null, "the failure-free run of the same input");
+  }
+
+  /**
+   * The state {@code fold} computes from the whole input.
+   *
+   * @param description what the fold computes, shown in failure reports (e.g. {@code "word counts"})
+   * @throws NullPointerException if an argument is null
+   */
+  public static <T, K, V> Oracle<T, K, V> fold(String description,
+      Function<? super List<T>, ? extends Map<K, V>> fold) {
+    Objects.requireNonNull(description, "description");
+    return new Oracle<>(Objects.requireNonNull(fold, "fold"), description);
+  }
+
+  /**
+   * The aggregation of the input by key, folded with a plain loop: {@code combine} of {@code init(record)} per key
+   * in input order.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static <T, K, V> Oracle<T, K, V> aggregate(Function<? super T, ? extends K> keyFn,
+      CombinerAggregator<? super T, V> aggregator) {
+    Objects.requireNonNull(keyFn, "keyFn");
+    Objects.requireNonNull(aggregator, "aggregator");
+    return new Oracle<>(input -> {
+      Map<K, V> out = new LinkedHashMap<>();
+      for (T record : input) {
+        out.merge(keyFn.apply(record), aggregator.init(record), aggregator::combine);
+      }
+      return out;
+    }, "the aggregation of the input");
+  }
+
+  /** @return whether this oracle needs a failure-free run */
+  boolean isFailureFree() {
+    return fold == null;
+  }
+
+  /** @return the expected state of {@code input} by the fold (not for {@link #failureFree()}) */
+  Map<K, V> expected(List<T> input) {
+    return Map.copyOf(Objects.requireNonNull(fold.apply(input), "the oracle's fold returned null"));
+  }
+
+  /** @return what the oracle is, as shown in reports */
+  public String describe() {
+    return description;
+  }
+
+  @Override
+  public String toString() {
+    return "Oracle(" + description + ")";
+  }
+}

@@ -1,0 +1,174 @@
+package io.epochal.testkit;
+
+import io.epochal.pipeline.BatchReport;
+import io.epochal.pipeline.PipelineListener;
+import io.epochal.pipeline.internal.KeyPartitioner;
+import io.epochal.spout.BatchAttempt;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The numbered record of one replayed run: emissions, cells written (with their partition), faults fired, failed
+ * attempts, commits and restarts. Filled by the {@link FaultInjector} wrappers (what each {@code multiPut} wrote,
+ * which fault fired) and by the {@link PipelineListener} of {@link #listener()} (attempts and commits); rendered into
+ * the report of a failed {@link ReplayCheck}.
+ *
+ * <p>Attempt numbers are per incarnation, as the engine counts them: a restarted process starts every batch again at
+ * attempt 1.
+ *
+ * <p>Thread-safe (partitions may write concurrently; their steps are numbered in the order they were recorded).
+ *
+ * @since 0.1.0
+ */
+public final class ReplayTimeline {
+  /** Cells shown per write before the rest is summarized. */
+  private static final int MAX_CELLS_SHOWN = 8;
+  private static final int MAX_RECORDS_SHOWN = 12;
+
+  private final List<TimelineEvent> events = new ArrayList<>();
+  private final Map<Long, Integer> attempts = new HashMap<>();
+  private int incarnation;
+  private volatile int partitions = 1;
+
+  /** Creates an empty timeline. */
+  public ReplayTimeline() {
+  }
+
+  /** Sets how many state partitions the pipeline has, so that written keys are shown with their partition. */
+  public void partitions(int partitions) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+    }
+    this.partitions = partitions;
+  }
+
+  /** @return every step so far, in order */
+  public synchronized List<TimelineEvent> events() {
+    return List.copyOf(events);
+  }
+
+  /** @return the current incarnation (0 before the first restart) */
+  public synchronized int incarnation() {
+    return incarnation;
+  }
+
+  /** @return the attempt of batch {@code txid} that runs now in this incarnation (1 if none was seen) */
+  public synchronized int attemptOf(long txid) {
+    return attempts.getOrDefault(txid, 1);
+  }
+
+  /** @return a listener that records failed attempts and commits; add it to the pipeline under test */
+  public PipelineListener listener() {
+    return new PipelineListener() {
+      @Override
+      public void onBatchCommitted(BatchReport report) {
+        committed(report);
+      }
+
+      @Override
+      public void onAttemptFailed(BatchAttempt attempt, Throwable cause) {
+        attemptFailed(attempt, cause);
+      }
+    };
+  }
+
+  /** Records an emission of {@code attempt} with its records. */
+  public synchronized void emitted(BatchAttempt attempt, List<?> records) {
+    attempts.put(attempt.txid(), attempt.attempt());
+    add(attempt.txid(), attempt.attempt(), -1, TimelineEvent.Kind.EMITTED, List.of(),
+        records.size() + " record(s) " + abbreviate(records, MAX_RECORDS_SHOWN));
+  }
+
+  /** Records that {@code cells} were written for batch {@code txid} (its current attempt). */
+  public void wrote(long txid, Map<?, ?> cells) {
+    if (cells.isEmpty()) {
+      return;
+    }
+    int n = partitions;
+    Map<Integer, List<Map.Entry<?, ?>>> byPartition = new java.util.TreeMap<>();
+    for (Map.Entry<?, ?> e : cells.entrySet()) {
+      byPartition.computeIfAbsent(partitionOf(e.getKey(), n), p -> new ArrayList<>()).add(e);
+    }
+    synchronized (this) {
+      for (Map.Entry<Integer, List<Map.Entry<?, ?>>> part : byPartition.entrySet()) {
+        List<Object> keys = new ArrayList<>();
+        StringBuilder detail = new StringBuilder();
+        for (Map.Entry<?, ?> e : part.getValue()) {
+          if (keys.size() < MAX_CELLS_SHOWN) {
+            detail.append(keys.isEmpty() ? "" : ", ").append(e.getKey()).append(" = ").append(e.getValue());
+          }
+          keys.add(e.getKey());
+        }
+        if (keys.size() > MAX_CELLS_SHOWN) {
+          detail.append(", ... (").append(keys.size() - MAX_CELLS_SHOWN).append(" more)");
+        }
+        add(txid, attemptOf(txid), part.getKey(), TimelineEvent.Kind.WROTE, keys, detail.toString());
+      }
+    }
+  }
+
+  /** Records that {@code fault} fired in batch {@code txid}. */
+  public synchronized void fault(Fault fault, long txid) {
+    add(txid, attemptOf(txid), -1, TimelineEvent.Kind.FAULT, List.of(), fault.toString());
+  }
+
+  /** Records that the coordinator gave up {@code attempt} because of {@code cause}. */
+  public synchronized void attemptFailed(BatchAttempt attempt, Throwable cause) {
+    attempts.put(attempt.txid(), attempt.attempt() + 1);
+    add(attempt.txid(), attempt.attempt(), -1, TimelineEvent.Kind.ATTEMPT_FAILED, List.of(), String.valueOf(cause));
+  }
+
+  /** Records the commit of a batch. */
+  public synchronized void committed(BatchReport report) {
+    add(report.txid(), report.attempts(), -1, TimelineEvent.Kind.COMMITTED, List.of(), "");
+  }
+
+  /** Records a process restart: incarnation {@code incarnation} resumes after {@code committedTxid}. */
+  public synchronized void restarted(int incarnation, String why) {
+    this.incarnation = incarnation;
+    attempts.clear();
+    add(0, 0, -1, TimelineEvent.Kind.RESTARTED, List.of(), why + "; incarnation " + incarnation
+        + " rebuilds the pipeline over the same stores");
+  }
+
+  /** Records that the pipeline stopped with {@code error}. */
+  public synchronized void stopped(Throwable error) {
+    add(0, 0, -1, TimelineEvent.Kind.STOPPED, List.of(), String.valueOf(error));
+  }
+
+  /** @return the numbered timeline, one step per line */
+  public String render() {
+    StringBuilder b = new StringBuilder();
+    for (TimelineEvent e : events()) {
+      b.append(e.render()).append('\n');
+    }
+    return b.toString();
+  }
+
+  @Override
+  public String toString() {
+    return render();
+  }
+
+  private void add(long txid, int attempt, int partition, TimelineEvent.Kind kind, List<Object> keys,
+      String detail) {
+    events.add(new TimelineEvent(events.size() + 1, incarnation, txid, attempt, partition, kind, keys, detail));
+  }
+
+  private static int partitionOf(Object key, int partitions) {
+    try {
+      return KeyPartitioner.partition(key, partitions);
+    } catch (RuntimeException e) {
+      return -1; // a key type the partitioner does not know (a custom state's own keys)
+    }
+  }
+
+  private static String abbreviate(List<?> items, int max) {
+    if (items.size() <= max) {
+      return items.toString();
+    }
+    return items.subList(0, max).toString().replaceFirst("]$", ", ... (" + (items.size() - max) + " more)]");
+  }
+}

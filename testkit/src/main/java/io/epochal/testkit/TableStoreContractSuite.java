@@ -1,0 +1,200 @@
+package io.epochal.testkit;
+
+import io.epochal.spout.SpoutKind;
+import io.epochal.state.StateKind;
+import io.epochal.store.table.CommitHook;
+import io.epochal.store.table.TableStore;
+import io.epochal.store.table.TableStoreContract;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The table-store contract as JUnit 5 dynamic tests, for {@link TableStoreContractTest}: container {@code contract}
+ * holds one test per {@code @Test} of batch-core's {@link TableStoreContract} (run on a fresh subclass instance, as
+ * JUnit would), container {@code replay} the replay checks of {@link TableStoreContractKit}. Each dynamic test gets a
+ * new temporary directory, deleted afterwards; the factory opens the store there (and reopens it there when the
+ * contract tests persistence).
+ *
+ * <p>Immutable; {@link #supportsReopen(boolean)} and {@link #tablePaths(UnaryOperator)} return new suites.
+ *
+ * @since 0.1.0
+ */
+public final class TableStoreContractSuite implements Iterable<DynamicNode> {
+
+  /** Opens the store under test. */
+  @FunctionalInterface
+  public interface StoreFactory {
+    /**
+     * Opens (or, when called again in the same test after the previous store was closed, reopens) the store.
+     *
+     * @param directory this test's own new directory (ignore it for a store that does not use files)
+     * @param hook the fault-injection hook the store must call during its commits
+     */
+    TableStore open(Path directory, CommitHook hook) throws Exception;
+  }
+
+  private final StoreFactory factory;
+  private final boolean reopen;
+  private final UnaryOperator<String> paths;
+
+  private TableStoreContractSuite(StoreFactory factory, boolean reopen, UnaryOperator<String> paths) {
+    this.factory = factory;
+    this.reopen = reopen;
+    this.paths = paths;
+  }
+
+  /**
+   * The suite for the stores {@code factory} opens.
+   *
+   * @throws NullPointerException if {@code factory} is null
+   */
+  public static TableStoreContractSuite of(StoreFactory factory) {
+    return new TableStoreContractSuite(Objects.requireNonNull(factory, "factory"), true, name -> "contract/" + name);
+  }
+
+  /** Whether a store reopened in the same directory sees what the previous one committed (default true). */
+  public TableStoreContractSuite supportsReopen(boolean supportsReopen) {
+    return new TableStoreContractSuite(factory, supportsReopen, paths);
+  }
+
+  /** Where the contract's table {@code name} lives (default {@code "contract/" + name}). */
+  public TableStoreContractSuite tablePaths(UnaryOperator<String> tablePath) {
+    return new TableStoreContractSuite(factory, reopen, Objects.requireNonNull(tablePath, "tablePath"));
+  }
+
+  /** @return the dynamic tests: containers {@code contract} and {@code replay} */
+  public List<DynamicNode> tests() {
+    List<DynamicNode> contract = new ArrayList<>();
+    for (Method m : contractMethods()) {
+      contract.add(DynamicTest.dynamicTest(m.getName(), () -> inFreshDirectory(dir -> {
+        Run run = new Run(dir);
+        try {
+          m.invoke(run);
+        } catch (InvocationTargetException e) {
+          throw e.getCause();
+        } finally {
+          run.closeStores();
+        }
+      })));
+    }
+    List<DynamicNode> replay = new ArrayList<>();
+    replay.add(DynamicTest.dynamicTest("transactional spout, both layouts", () -> inFreshDirectory(dir -> {
+      Run run = new Run(dir);
+      TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.TRANSACTIONAL, StateKind.TRANSACTIONAL);
+      TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.TRANSACTIONAL, StateKind.OPAQUE);
+    })));
+    replay.add(DynamicTest.dynamicTest("opaque spout on the epoch protocol, both layouts",
+        () -> inFreshDirectory(dir -> {
+          Run run = new Run(dir);
+          TableStore probe = run.open(CommitHook.NONE);
+          boolean atomic;
+          try {
+            atomic = probe.capabilities().atomicMultiTableCommit();
+          } finally {
+            probe.close();
+          }
+          Assumptions.assumeTrue(atomic, "the store does not declare atomic multi-table commit (epoch protocol)");
+          TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.OPAQUE, StateKind.TRANSACTIONAL);
+          TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.OPAQUE, StateKind.OPAQUE);
+        })));
+    return List.of(DynamicContainer.dynamicContainer("contract", contract),
+        DynamicContainer.dynamicContainer("replay", replay));
+  }
+
+  @Override
+  public Iterator<DynamicNode> iterator() {
+    return tests().iterator();
+  }
+
+  /** The public {@code @Test} methods of {@link TableStoreContract}, by name. */
+  static List<Method> contractMethods() {
+    List<Method> out = new ArrayList<>();
+    for (Method m : TableStoreContract.class.getMethods()) {
+      if (m.isAnnotationPresent(Test.class) && !Modifier.isStatic(m.getModifiers()) && m.getParameterCount() == 0) {
+        out.add(m);
+      }
+    }
+    out.sort(Comparator.comparing(Method::getName));
+    return out;
+  }
+
+  @FunctionalInterface
+  private interface InDirectory {
+    void run(Path dir) throws Throwable;
+  }
+
+  private static void inFreshDirectory(InDirectory body) throws Throwable {
+    Path dir = Files.createTempDirectory("epochal-store-contract-");
+    try {
+      body.run(dir);
+    } finally {
+      deleteRecursively(dir);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
+    }
+  }
+
+  /** One contract test's instance: the user's factory over this test's directory. */
+  private final class Run extends TableStoreContract {
+    private final Path dir;
+
+    Run(Path dir) {
+      this.dir = dir;
+    }
+
+    TableStore open(CommitHook hook) {
+      try {
+        return Objects.requireNonNull(factory.open(dir, hook), "the store factory returned null");
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException("the store factory failed to open " + dir, e);
+      }
+    }
+
+    @Override
+    protected TableStore createStore(CommitHook hook) {
+      return open(hook);
+    }
+
+    @Override
+    protected boolean supportsReopen() {
+      return reopen;
+    }
+
+    @Override
+    protected String tablePath(String name) {
+      return paths.apply(name);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "TableStoreContractSuite(" + contractMethods().size() + " contract tests + 2 replay checks)";
+  }
+}

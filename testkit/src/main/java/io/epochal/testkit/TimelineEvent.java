@@ -1,0 +1,79 @@
+package io.epochal.testkit;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One step of a recorded run (see {@link ReplayTimeline}).
+ *
+ * <p>Immutable.
+ *
+ * @param seq the step's number in the run, from 1
+ * @param incarnation the process incarnation it happened in (0 for the first start, +1 per simulated crash)
+ * @param txid the batch, 0 when none (a restart)
+ * @param attempt the batch's attempt in this incarnation, 0 when unknown or none
+ * @param partition the state partition, -1 when none or unknown
+ * @param kind what happened
+ * @param keys for {@link Kind#WROTE}: the keys written, in write order; empty otherwise
+ * @param detail a human-readable description (records emitted, cells written, the fault or the cause)
+ * @since 0.1.0
+ */
+public record TimelineEvent(int seq, int incarnation, long txid, int attempt, int partition, Kind kind,
+    List<Object> keys, String detail) {
+
+  /** What a step did. */
+  public enum Kind {
+    /** The spout emitted an attempt of a batch. */
+    EMITTED,
+    /** A state wrote cells (one {@code multiPut} of a backing map, or one update of a map state). */
+    WROTE,
+    /** A scheduled fault fired. */
+    FAULT,
+    /** The coordinator gave up an attempt and will replay the batch. */
+    ATTEMPT_FAILED,
+    /** The batch is committed (its checkpoint is written). */
+    COMMITTED,
+    /** The process died; the harness builds a new pipeline over the same stores. */
+    RESTARTED,
+    /** The pipeline stopped with an error that is not a scheduled fault. */
+    STOPPED
+  }
+
+  public TimelineEvent {
+    Objects.requireNonNull(kind, "kind");
+    keys = List.copyOf(keys);
+    Objects.requireNonNull(detail, "detail");
+  }
+
+  /** @return this step as one numbered line of a timeline */
+  public String render() {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format("%3d. ", seq));
+    if (txid > 0) {
+      b.append("txid ").append(txid);
+      if (attempt > 0) {
+        b.append(" attempt ").append(attempt);
+      }
+      if (partition >= 0) {
+        b.append(" partition ").append(partition);
+      }
+      b.append(": ");
+    }
+    b.append(switch (kind) {
+      case EMITTED -> "emitted ";
+      case WROTE -> "wrote ";
+      case FAULT -> "FAULT ";
+      case ATTEMPT_FAILED -> "attempt failed: ";
+      case COMMITTED -> "committed";
+      case RESTARTED -> "RESTART: ";
+      case STOPPED -> "STOPPED: ";
+    });
+    b.append(detail);
+    return b.toString();
+  }
+
+  @Override
+  public String toString() {
+    return render();
+  }
+}
