@@ -1,0 +1,165 @@
+package io.epochal.trident;
+
+import io.epochal.codec.Codec;
+import io.epochal.codec.Codecs;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.spout.Collector;
+import io.epochal.spout.NonTransactionalSpout;
+import io.epochal.spout.TransactionalSpout;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.storm.trident.spout.IBatchSpout;
+import org.apache.storm.trident.tuple.TridentTuple;
+
+/**
+ * Trident {@link IBatchSpout}s on the Epochal engine, run as Storm's {@code BatchSpoutExecutor} runs them: the batch
+ * id is the txid, {@code emitBatch(txid)} is called for every attempt (a replay relies on the spout re-emitting the
+ * same batch for the same id, as {@code FixedBatchSpout} does), and {@code ack(txid)} follows the commit.
+ *
+ * <p>To find out whether a new batch exists, the adapter emits it once ahead of time and keeps the tuples for the
+ * first attempt; an empty batch means "no new data now" (the txid is not used, {@code runUntilIdle} returns, and the
+ * next run asks the spout for the same batch id again). {@code open} is called before the first batch.
+ */
+final class BatchSpoutAdapters {
+  private BatchSpoutAdapters() {
+  }
+
+  /** The spout plus the tuples emitted ahead of time, by batch id. Used by one engine thread. */
+  private static final class Source {
+    final SpoutSupport support;
+    final IBatchSpout spout;
+    final TreeMap<Long, List<TridentTuple>> ahead = new TreeMap<>();
+    boolean opened;
+
+    Source(SpoutSupport support, IBatchSpout spout) {
+      this.support = support;
+      this.spout = spout;
+    }
+
+    List<TridentTuple> emit(long batchId) {
+      if (!opened) {
+        spout.open(support.conf, support.context());
+        opened = true;
+      }
+      Collectors.Buffer buffer = new Collectors.Buffer("IBatchSpout " + support.name, support.fields);
+      spout.emitBatch(batchId, buffer);
+      return buffer.tuples;
+    }
+
+    boolean probe(long batchId) {
+      List<TridentTuple> batch = emit(batchId);
+      if (batch.isEmpty()) {
+        return false;
+      }
+      ahead.put(batchId, batch);
+      return true;
+    }
+
+    void emitTo(long batchId, Collector<TridentTuple> out) {
+      List<TridentTuple> batch = ahead.remove(batchId);
+      for (TridentTuple t : batch != null ? batch : emit(batchId)) {
+        out.emit(t);
+      }
+    }
+
+    void success(long batchId) {
+      ahead.headMap(batchId, true).clear();
+      spout.ack(batchId);
+    }
+
+    void close() {
+      ahead.clear();
+      if (opened) {
+        spout.close();
+      }
+    }
+  }
+
+  static final class Transactional implements TransactionalSpout<TridentTuple, Long> {
+    private final Source source;
+
+    Transactional(SpoutSupport support, IBatchSpout spout) {
+      this.source = new Source(support, Objects.requireNonNull(spout, "spout"));
+    }
+
+    @Override
+    public String name() {
+      return source.support.name;
+    }
+
+    @Override
+    public Codec<Long> metadataCodec() {
+      return Codecs.longs();
+    }
+
+    @Override
+    public Optional<Long> nextBatch(long txid, Optional<Long> previous) {
+      return source.probe(txid) ? Optional.of(txid) : Optional.empty();
+    }
+
+    @Override
+    public void emit(BatchAttempt attempt, Long batchId, Collector<TridentTuple> out) {
+      source.emitTo(batchId, out);
+    }
+
+    @Override
+    public void success(long txid) {
+      source.success(txid);
+    }
+
+    @Override
+    public void close() {
+      source.close();
+    }
+
+    @Override
+    public String toString() {
+      return "transactional IBatchSpout " + name() + " (" + source.spout.getClass().getName() + ")";
+    }
+  }
+
+  static final class NonTransactional implements NonTransactionalSpout<TridentTuple> {
+    private final Source source;
+
+    NonTransactional(SpoutSupport support, IBatchSpout spout) {
+      this.source = new Source(support, Objects.requireNonNull(spout, "spout"));
+    }
+
+    @Override
+    public String name() {
+      return source.support.name;
+    }
+
+    @Override
+    public boolean isReady(long txid) {
+      return source.probe(txid);
+    }
+
+    @Override
+    public void emit(BatchAttempt attempt, Collector<TridentTuple> out) {
+      source.emitTo(attempt.txid(), out);
+    }
+
+    @Override
+    public void success(long txid) {
+      source.success(txid);
+    }
+
+    @Override
+    public void close() {
+      source.close();
+    }
+
+    @Override
+    public String toString() {
+      return "non-transactional IBatchSpout " + name() + " (" + source.spout.getClass().getName() + ")";
+    }
+  }
+
+  static Map<String, Object> componentConf(IBatchSpout spout) {
+    return spout.getComponentConfiguration();
+  }
+}

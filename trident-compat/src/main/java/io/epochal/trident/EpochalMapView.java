@@ -1,0 +1,173 @@
+package io.epochal.trident;
+
+import io.epochal.state.MapState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.storm.trident.state.ValueUpdater;
+import org.apache.storm.trident.state.snapshot.Snapshottable;
+
+/**
+ * A Trident {@code MapState} (and {@code Snapshottable}, for non-grouped {@code persistentAggregate}) over an Epochal
+ * {@link MapState} with {@code List<Object>} keys: how Epochal's {@code TransactionalMap} and {@code OpaqueMap} run
+ * inside a Storm topology, and how a Trident {@code StateUpdater} or {@code QueryFunction} sees an Epochal map on the
+ * Epochal engine.
+ *
+ * <p>Txids: Trident passes the batch's txid to {@link #beginCommit(Long)} and leaves it set until
+ * {@link #commit(Long)}; the view passes it to every call of the Epochal map. Outside a commit (Trident's
+ * {@code stateQuery}, DRPC) reads see the latest committed value (Trident's {@code t = null}); updates are refused
+ * with {@link IllegalStateException}, since an Epochal cell always carries a txid (Trident's non-transactional
+ * "always apply" cannot be made exactly-once). With {@code drivesLifecycle} false (a view handed to a Trident
+ * operation on the Epochal engine, which drives the map itself), {@code beginCommit}/{@code commit} only set the txid.
+ *
+ * <p>Differences from Trident's maps, all documented in the module's README section: a stored txid ahead of the
+ * batch throws {@link io.epochal.errors.StateAheadException} for the transactional map too; null values and null
+ * results of updaters are refused with {@link NullPointerException}; duplicate keys within one call are applied one
+ * after the other (the second builds on the first) where Trident applies both to the same stored value and keeps the
+ * last. Keys are copied, so Trident's tuple views may be passed. Not thread-safe, like Trident's maps: one instance
+ * per state partition.
+ */
+final class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Object>, Snapshottable<Object> {
+  /** The key of the global value of a non-grouped aggregate. */
+  static final List<Object> GLOBAL_KEY = List.of("$EPOCHAL-MAP-STATE-GLOBAL$");
+
+  private final MapState<List<Object>, Object> map;
+  private final boolean drivesLifecycle;
+  private Long currentTxid;
+
+  EpochalMapView(MapState<List<Object>, Object> map, boolean drivesLifecycle) {
+    this.map = Objects.requireNonNull(map, "map");
+    this.drivesLifecycle = drivesLifecycle;
+  }
+
+  /** A view for a Trident operation running inside batch {@code txid} of the Epochal engine. */
+  static EpochalMapView during(MapState<List<Object>, Object> map, long txid) {
+    EpochalMapView view = new EpochalMapView(map, false);
+    view.currentTxid = txid;
+    return view;
+  }
+
+  MapState<List<Object>, Object> epochalMap() {
+    return map;
+  }
+
+  @Override
+  public void beginCommit(Long txid) {
+    currentTxid = txid;
+    if (drivesLifecycle && txid != null) {
+      map.beginCommit(txid);
+    }
+  }
+
+  @Override
+  public void commit(Long txid) {
+    if (drivesLifecycle && txid != null) {
+      map.commit(txid);
+    }
+    currentTxid = null;
+  }
+
+  @Override
+  public List<Object> multiGet(List<List<Object>> keys) {
+    List<List<Object>> copies = copy(keys);
+    long txid = currentTxid != null ? currentTxid : Long.MAX_VALUE;
+    Map<List<Object>, Object> found = map.multiGet(txid, copies);
+    List<Object> out = new ArrayList<>(copies.size());
+    for (List<Object> key : copies) {
+      out.add(found.get(key));
+    }
+    return out;
+  }
+
+  @Override
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public List<Object> multiUpdate(List<List<Object>> keys, List<ValueUpdater> updaters) {
+    long txid = requireTxid("multiUpdate");
+    if (keys.size() != updaters.size()) {
+      throw new IllegalArgumentException(keys.size() + " keys but " + updaters.size() + " updaters");
+    }
+    List<List<Object>> copies = copy(keys);
+    Object[] out = new Object[copies.size()];
+    for (Map<Integer, List<Object>> round : rounds(copies)) {
+      Map<List<Object>, io.epochal.state.ValueUpdater<Object>> batch = new LinkedHashMap<>();
+      for (Map.Entry<Integer, List<Object>> e : round.entrySet()) {
+        ValueUpdater updater = Objects.requireNonNull(updaters.get(e.getKey()), "updater");
+        batch.put(e.getValue(), (Optional<Object> stored) -> updater.update(stored.orElse(null)));
+      }
+      Map<List<Object>, Object> updated = map.multiUpdate(txid, batch);
+      round.forEach((i, key) -> out[i] = updated.get(key));
+    }
+    return java.util.Arrays.asList(out);
+  }
+
+  @Override
+  public void multiPut(List<List<Object>> keys, List<Object> vals) {
+    long txid = requireTxid("multiPut");
+    if (keys.size() != vals.size()) {
+      throw new IllegalArgumentException(keys.size() + " keys but " + vals.size() + " values");
+    }
+    List<List<Object>> copies = copy(keys);
+    for (Map<Integer, List<Object>> round : rounds(copies)) {
+      Map<List<Object>, Object> batch = new LinkedHashMap<>();
+      round.forEach((i, key) -> batch.put(key, Objects.requireNonNull(vals.get(i),
+          () -> "value of key " + key + " is null: Epochal states hold no null values (use a removal-free update)")));
+      map.multiPut(txid, batch);
+    }
+  }
+
+  @Override
+  public Object get() {
+    return multiGet(List.of(GLOBAL_KEY)).get(0);
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public Object update(ValueUpdater updater) {
+    return multiUpdate(List.of(GLOBAL_KEY), List.of(updater)).get(0);
+  }
+
+  @Override
+  public void set(Object o) {
+    multiPut(List.of(GLOBAL_KEY), java.util.Collections.singletonList(o));
+  }
+
+  private long requireTxid(String call) {
+    if (currentTxid == null) {
+      throw new IllegalStateException(call + " outside a transactional batch: Epochal's " + map
+          + " stores a txid with every value and cannot be updated by a non-transactional stream (DRPC, or a call "
+          + "outside beginCommit/commit). Trident's maps apply such updates blindly; Epochal refuses them.");
+    }
+    return currentTxid;
+  }
+
+  private static List<List<Object>> copy(List<List<Object>> keys) {
+    List<List<Object>> out = new ArrayList<>(keys.size());
+    for (List<Object> key : keys) {
+      out.add(new ArrayList<>(Objects.requireNonNull(key, "key")));
+    }
+    return out;
+  }
+
+  /** Splits the key positions into rounds in which every key occurs once, keeping the call order of duplicates. */
+  private static List<Map<Integer, List<Object>>> rounds(List<List<Object>> keys) {
+    List<Map<Integer, List<Object>>> rounds = new ArrayList<>();
+    Map<List<Object>, Integer> seen = new HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      int r = seen.merge(keys.get(i), 1, Integer::sum) - 1;
+      if (r == rounds.size()) {
+        rounds.add(new LinkedHashMap<>());
+      }
+      rounds.get(r).put(i, keys.get(i));
+    }
+    return rounds;
+  }
+
+  @Override
+  public String toString() {
+    return "EpochalMapView[" + map + "]";
+  }
+}

@@ -1,0 +1,638 @@
+package io.epochal.trident;
+
+import io.epochal.codec.Codec;
+import io.epochal.codec.Codecs;
+import io.epochal.pipeline.KeyValue;
+import io.epochal.pipeline.StateRef;
+import io.epochal.pipeline.Stream;
+import io.epochal.spout.NonTransactionalSpout;
+import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.Spout;
+import io.epochal.spout.SpoutKind;
+import io.epochal.spout.TransactionalSpout;
+import io.epochal.state.IBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateKind;
+import io.epochal.state.opaque.OpaqueMap;
+import io.epochal.state.opaque.OpaqueValue;
+import io.epochal.state.transactional.TransactionalMap;
+import io.epochal.state.transactional.TransactionalValue;
+import io.epochal.store.table.KeyCodec;
+import io.epochal.store.table.TableStore;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.apache.storm.trident.operation.CombinerAggregator;
+import org.apache.storm.trident.operation.Filter;
+import org.apache.storm.trident.operation.ReducerAggregator;
+import org.apache.storm.trident.spout.IBatchSpout;
+import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
+import org.apache.storm.trident.spout.IPartitionedTridentSpout;
+import org.apache.storm.trident.spout.ITridentSpout;
+import org.apache.storm.trident.state.QueryFunction;
+import org.apache.storm.trident.state.Serializer;
+import org.apache.storm.trident.state.StateSpec;
+import org.apache.storm.trident.state.StateType;
+import org.apache.storm.trident.state.StateUpdater;
+import org.apache.storm.trident.testing.MemoryMapState;
+import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
+
+/**
+ * The one entry point of Storm Trident interop, in three directions (like Caffeine's {@code CaffeinatedGuava}: static
+ * factories here, package-private adapters behind them).
+ *
+ * <h2>1. Their code on our engine</h2>
+ * A Trident topology's parts run unchanged in an Epochal {@link io.epochal.pipeline.Pipeline} whose records are
+ * {@link TridentTuple}s: spouts ({@link #spout(String, IBatchSpout)}, {@link #spout(String, ITridentSpout, SpoutKind)},
+ * {@link #spout(String, IPartitionedTridentSpout)}, {@link #spout(String, IOpaquePartitionedTridentSpout)}), functions
+ * and filters ({@link #each}, {@link #filter}), group keys ({@link #key}), aggregators ({@link #combiner},
+ * {@link #reducer}), state updaters ({@link #updater}), query functions ({@link #stateQuery}) and states: a Trident
+ * {@code IBackingMap} under Epochal's maps ({@link #opaqueState}, {@link #transactionalState},
+ * {@link #nonTransactionalState}) or a whole Trident {@code StateFactory} ({@link #tridentState}).
+ * <pre>{@code
+ * Stream<TridentTuple> sentences = builder.source(EpochalTrident.spout("sentences", fixedBatchSpout));
+ * sentences.flatMap(EpochalTrident.each(new Fields("sentence"), new Split(), new Fields("word")))
+ *     .groupBy(EpochalTrident.key(new Fields("word")))
+ *     .persistentAggregate("counts", EpochalTrident.opaqueState(myTridentBackingMap),
+ *         EpochalTrident.combiner(new Count()));
+ * }</pre>
+ * Group keys are Trident's positional {@code List<Object>} keys (the values of the grouping fields), exactly what a
+ * Trident {@code IBackingMap} receives.
+ *
+ * <h2>2. Our state on their cluster</h2>
+ * Epochal's {@code OpaqueMap} and {@code TransactionalMap} over a table of any Epochal {@link TableStore}
+ * ({@link #stormState(String, SerializableSupplier, String)}) or over any Epochal {@link IBackingMap}
+ * ({@link #stormOpaqueState}, {@link #stormTransactionalState}), as Trident {@code StateFactory}s for
+ * {@code persistentAggregate}, {@code partitionPersist} and {@code stateQuery} of a real {@code TridentTopology}.
+ *
+ * <h2>3. Their data</h2>
+ * Codecs of Trident's JSON cell layouts ({@link #opaqueJsonCodec()}, {@link #transactionalJsonCodec()},
+ * {@link #jsonValueCodec()}), a byte-store adapter ({@link #encoded}), the key mapping of Trident keys to a table
+ * ({@link #keyCodec()}), txid continuation for stores Trident wrote ({@link #continueAfter}), and a Long-safe drop-in
+ * for Storm's JSON serializers ({@link #longSafeSerializer}).
+ *
+ * <h2>Semantics and where Epochal is stricter</h2>
+ * Map states follow Trident's cell rules (opaque {@code [txid, curr, prev]}: replay from {@code prev}; transactional
+ * {@code [txid, val]}: skip a replayed key), except: a stored txid ahead of the batch throws
+ * {@link io.epochal.errors.StateAheadException} for the transactional map too (Trident silently re-bases the value);
+ * null values are refused; updates from a non-transactional stream (no txid) are refused; duplicate keys in one call
+ * are applied in order; integral numbers read back from Trident stores are {@code Long}. The pipeline builder refuses
+ * pairings that are not exactly-once (an opaque spout with an opaque map on the per-key protocol, which Trident
+ * accepts). Each adapter's Javadoc states what it does with Trident's lifecycle calls.
+ *
+ * <p>All methods reject null arguments with {@link NullPointerException}. The returned adapters are as thread-safe
+ * as the Epochal contracts they implement require: operations are copied per thread or per state partition (as Storm
+ * copies them per task), spouts are used by the coordinator thread only.
+ *
+ * @since 0.1.0
+ */
+public final class EpochalTrident {
+  private EpochalTrident() {
+  }
+
+  /**
+   * A {@link Supplier} that Storm can serialize with a topology: how a Trident {@code StateFactory} built here gets its
+   * store inside a Storm worker. Write it as a lambda or method reference; it must capture only serializable values.
+   *
+   * @param <T> the supplied type
+   * @since 0.1.0
+   */
+  @FunctionalInterface
+  public interface SerializableSupplier<T> extends Supplier<T>, Serializable {
+  }
+
+  // ================================================================== records, keys, functions
+
+  /**
+   * A tuple with the given fields and values, as the adapters emit them.
+   *
+   * @throws IllegalArgumentException if the numbers of fields and values differ
+   */
+  public static TridentTuple tuple(Fields fields, List<?> values) {
+    return FieldsTuple.of(fields, values);
+  }
+
+  /**
+   * The group key of a tuple: the values of {@code groupFields}, as a {@code List<Object>} (Trident's positional key).
+   * For {@link Stream#groupBy}: records of one key go to one partition ({@code farm_hash} of the key's parts, which
+   * must be strings, integral numbers, booleans, doubles or byte arrays, and never null).
+   *
+   * @throws IllegalArgumentException (when applied) if a tuple lacks one of the fields
+   */
+  public static Function<TridentTuple, List<Object>> key(Fields groupFields) {
+    Objects.requireNonNull(groupFields, "groupFields");
+    return tuple -> new ArrayList<>(tuple.select(groupFields));
+  }
+
+  /**
+   * Trident's {@code each(inputFields, function, functionFields)} as a {@code flatMap} function: the Trident function
+   * sees the tuple projected to {@code inputFields} (all fields if null), and every value list it emits becomes a
+   * tuple of the input's fields followed by {@code functionFields}. The function is copied and prepared once per
+   * thread; {@code cleanup} is never called.
+   */
+  public static Function<TridentTuple, Iterable<TridentTuple>> each(Fields inputFields,
+      org.apache.storm.trident.operation.Function function, Fields functionFields) {
+    return Operations.each(inputFields, Objects.requireNonNull(function, "function"),
+        Objects.requireNonNull(functionFields, "functionFields"));
+  }
+
+  /**
+   * Trident's {@code each(inputFields, filter)} as a {@code filter} predicate over the tuple projected to
+   * {@code inputFields} (all fields if null). Copied and prepared once per thread.
+   */
+  public static Predicate<TridentTuple> filter(Fields inputFields, Filter filter) {
+    return Operations.filter(inputFields, Objects.requireNonNull(filter, "filter"));
+  }
+
+  /**
+   * Turns an aggregate's new values (Epochal's {@code newValuesStream()}) into Trident's shape: the grouping fields'
+   * values followed by the value, with fields {@code groupFields} + {@code valueField}.
+   */
+  public static <V> Function<KeyValue<List<Object>, V>, TridentTuple> newValues(Fields groupFields,
+      Fields valueField) {
+    Objects.requireNonNull(groupFields, "groupFields");
+    Objects.requireNonNull(valueField, "valueField");
+    return kv -> FieldsTuple.append(FieldsTuple.of(groupFields, kv.key()), valueField, List.of(kv.value()));
+  }
+
+  // ================================================================== aggregators, updaters, queries
+
+  /** A Trident combiner over whole tuples; see {@link #combiner(Fields, CombinerAggregator)}. */
+  public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(CombinerAggregator<V> aggregator) {
+    return new Operations.Combiner<>(null, aggregator);
+  }
+
+  /**
+   * A Trident {@code CombinerAggregator} (for example {@code Count}, {@code Sum}) as an Epochal one, for
+   * {@code persistentAggregate}: {@code init} sees the tuple projected to {@code inputFields} (Trident's
+   * {@code persistentAggregate(factory, inputFields, aggregator, outputFields)}). Epochal pre-aggregates per batch and
+   * partition exactly as Trident does, so the aggregator must be pure.
+   */
+  public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(Fields inputFields,
+      CombinerAggregator<V> aggregator) {
+    return new Operations.Combiner<>(Objects.requireNonNull(inputFields, "inputFields"), aggregator);
+  }
+
+  /** A Trident reducer over whole tuples; see {@link #reducer(Fields, ReducerAggregator)}. */
+  public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(ReducerAggregator<V> aggregator) {
+    return new Operations.Reducer<>(null, aggregator);
+  }
+
+  /**
+   * A Trident {@code ReducerAggregator} as an Epochal one: the batch's tuples of each key, projected to
+   * {@code inputFields}, are folded in emission order over the stored value (or {@code init()}).
+   */
+  public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(Fields inputFields,
+      ReducerAggregator<V> aggregator) {
+    return new Operations.Reducer<>(Objects.requireNonNull(inputFields, "inputFields"), aggregator);
+  }
+
+  /**
+   * A Trident {@code StateUpdater} (for example {@code MapCombinerAggStateUpdater} or your own) as an Epochal one, for
+   * {@code partitionPersist}. It is called once per batch per partition with records, between the state's
+   * {@code beginCommit} and {@code commit}, with the tuples projected to {@code inputFields} (all fields if null) and
+   * the partition's Trident state: the state made by a Trident {@code StateFactory} ({@link #tridentState}), or a
+   * Trident {@code MapState} view of an Epochal map with {@code List<Object>} keys. The updater is copied and prepared
+   * once per partition. Tuples it emits are dropped: Epochal's {@code partitionPersist} has no output stream.
+   *
+   * @param <S> the Epochal state type of the {@code partitionPersist}
+   */
+  public static <S extends io.epochal.state.State> io.epochal.pipeline.StateUpdater<S, TridentTuple> updater(
+      Fields inputFields, StateUpdater<?> updater) {
+    return Operations.updater(inputFields, Objects.requireNonNull(updater, "updater"));
+  }
+
+  /**
+   * Trident's {@code stateQuery(state, inputFields, queryFunction, functionFields)} on an Epochal stream: each tuple
+   * goes to the partition of its key (the values of {@code inputFields}), {@code batchRetrieve} is called once per
+   * batch and partition with the projected tuples, and {@code execute} once per tuple; every value list it emits
+   * becomes a tuple of the input's fields followed by {@code functionFields}. The query sees the partition's Trident
+   * state as for {@link #updater}, after the batch's writes (Epochal runs queries after the writers declared before
+   * them). Copied and prepared once per partition.
+   */
+  public static <S extends io.epochal.state.State> Stream<TridentTuple> stateQuery(Stream<TridentTuple> stream,
+      StateRef<S> state, Fields inputFields, QueryFunction<?, ?> function, Fields functionFields) {
+    Objects.requireNonNull(stream, "stream");
+    Objects.requireNonNull(inputFields, "inputFields");
+    io.epochal.pipeline.QueryFunction<S, TridentTuple, List<TridentTuple>> query = Operations.query(inputFields,
+        Objects.requireNonNull(function, "function"), Objects.requireNonNull(functionFields, "functionFields"));
+    return stream.stateQuery(Objects.requireNonNull(state, "state"), key(inputFields), query).flatMap(list -> list);
+  }
+
+  // ================================================================== states on the Epochal engine
+
+  /**
+   * Epochal's {@code OpaqueMap} over a Trident {@code IBackingMap<OpaqueValue>} (the store your Trident
+   * {@code OpaqueMap.build(...)} wrapped), one map per partition over the same store. Cells stay Storm
+   * {@code OpaqueValue}s in your store, so Trident and Epochal can read each other's data; values read back have
+   * integral numbers widened to {@code Long}; a cell with a null value reads as absent and one with a null txid raises
+   * {@link io.epochal.errors.StateCorruptedException}.
+   *
+   * @param <V> the value type (untyped in Trident; {@code Long} for {@code Count})
+   */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> opaqueState(
+      org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.OpaqueValue> backing) {
+    Objects.requireNonNull(backing, "backing");
+    return opaqueState(context -> backing);
+  }
+
+  /** {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} with one Trident store per partition. */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> opaqueState(
+      Function<? super StateContext, ? extends org.apache.storm.trident.state.map.IBackingMap<
+          org.apache.storm.trident.state.OpaqueValue>> backingPerPartition) {
+    Objects.requireNonNull(backingPerPartition, "backingPerPartition");
+    Object factory = OpaqueMap.<List<Object>, Object>factory(context -> new TridentBackingMap<>(
+        (org.apache.storm.trident.state.map.IBackingMap) backingPerPartition.apply(context),
+        TridentBackingMap.OPAQUE, context.stateName()));
+    return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
+  }
+
+  /**
+   * Epochal's {@code TransactionalMap} over a Trident {@code IBackingMap<TransactionalValue>}, one map per partition
+   * over the same store; see {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} for the cells.
+   */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> transactionalState(
+      org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.TransactionalValue> backing) {
+    Objects.requireNonNull(backing, "backing");
+    Object factory = TransactionalMap.<List<Object>, Object>factory(context -> new TridentBackingMap<>(
+        (org.apache.storm.trident.state.map.IBackingMap) backing, TridentBackingMap.TRANSACTIONAL,
+        context.stateName()));
+    return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
+  }
+
+  /**
+   * Epochal's {@code NonTransactionalMap} over a Trident {@code IBackingMap} of plain values: replays are applied
+   * again, so a pipeline using it must opt in to {@code AT_LEAST_ONCE}.
+   */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> nonTransactionalState(
+      org.apache.storm.trident.state.map.IBackingMap<?> backing) {
+    Objects.requireNonNull(backing, "backing");
+    IBackingMap<List<Object>, V> adapted = (IBackingMap) new TridentBackingMap<>(
+        (org.apache.storm.trident.state.map.IBackingMap) backing, TridentBackingMap.PLAIN, "non-transactional");
+    return io.epochal.state.NonTransactionalMap.factory(adapted);
+  }
+
+  /**
+   * A whole Trident {@code StateFactory} (your {@code RedisMapState.Factory}, {@code MemoryMapState.Factory}, a custom
+   * non-map state) as an Epochal state factory: each partition gets {@code makeState(conf, metrics, partition,
+   * partitions)} of its own copy of the factory, and the engine drives it with {@code beginCommit(t)},
+   * {@code commit(t)} in txid order as Trident does. Trident map states also serve {@code persistentAggregate} and
+   * {@code lookup}; other states serve {@link #updater} and {@link #stateQuery}. The Trident state's own semantics
+   * apply (a Trident {@code TransactionalMap} still re-bases a value whose txid is ahead).
+   *
+   * @param kind what the Trident state does with a replayed batch (Trident does not declare it): {@code OPAQUE} for
+   *     {@code OpaqueMap.build(..)} and {@code MemoryMapState}, {@code TRANSACTIONAL} for
+   *     {@code TransactionalMap.build(..)}, {@code NON_TRANSACTIONAL} otherwise; the pipeline builder checks the
+   *     pairing with the spout from it
+   * @param conf the Storm configuration passed to {@code makeState}
+   */
+  @SuppressWarnings("unchecked")
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
+      org.apache.storm.trident.state.StateFactory factory, StateKind kind, Map<String, Object> conf) {
+    Object adapter = new TridentStateFactoryAdapter(factory, kind, conf);
+    return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) adapter;
+  }
+
+  /** {@link #tridentState(org.apache.storm.trident.state.StateFactory, StateKind, Map)} with an empty configuration. */
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
+      org.apache.storm.trident.state.StateFactory factory, StateKind kind) {
+    return tridentState(factory, kind, Map.of());
+  }
+
+  /**
+   * Storm's test state {@code MemoryMapState.Factory} (always an {@code OpaqueMap} in Storm) as an Epochal opaque
+   * state; see {@link #tridentState(org.apache.storm.trident.state.StateFactory, StateKind, Map)}.
+   */
+  public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
+      MemoryMapState.Factory factory) {
+    return tridentState(factory, StateKind.OPAQUE, Map.of());
+  }
+
+  /**
+   * Continues a state Trident wrote: batch {@code t} of the Epochal pipeline reads and writes the cells as batch
+   * {@code lastTridentTxid + t}. Epochal pipelines number batches from 1, so without this the cells of Trident's
+   * batches 1..N would be "ahead" of the pipeline and stop it with {@link io.epochal.errors.StateAheadException}.
+   * Use the same value for the whole life of the state (every restart). The result stays bound to the same
+   * checkpoint store when {@code factory} is table-backed.
+   *
+   * @param lastTridentTxid the last txid Trident committed to the state (its coordinator's {@code currtx} in
+   *     ZooKeeper; any larger value also works), at least 0
+   * @throws IllegalArgumentException if {@code lastTridentTxid < 0}
+   */
+  public static <K, V> io.epochal.state.StateFactory<MapState<K, V>> continueAfter(long lastTridentTxid,
+      io.epochal.state.StateFactory<? extends MapState<K, V>> factory) {
+    return ShiftedStates.shift(factory, lastTridentTxid);
+  }
+
+  // ================================================================== spouts
+
+  /**
+   * A Trident {@code IBatchSpout} (for example {@code FixedBatchSpout}) as a transactional Epochal spout: the batch id
+   * is the txid and a replay calls {@code emitBatch} with the same id, so the spout must re-emit the same tuples for
+   * the same id (as {@code FixedBatchSpout} does) — use {@link #spout(String, IBatchSpout, SpoutKind)} with
+   * {@code NON_TRANSACTIONAL} otherwise. {@code open} precedes the first batch, {@code ack(txid)} follows each commit.
+   * An empty batch means "no new data now": the txid is not used.
+   *
+   * @param name the spout's name in the pipeline (its checkpoint key)
+   */
+  public static TransactionalSpout<TridentTuple, ?> spout(String name, IBatchSpout spout) {
+    return new BatchSpoutAdapters.Transactional(support(name, spout.getOutputFields(),
+        spout.getComponentConfiguration()), spout);
+  }
+
+  /**
+   * A Trident {@code IBatchSpout} as a {@code TRANSACTIONAL} (see {@link #spout(String, IBatchSpout)}) or
+   * {@code NON_TRANSACTIONAL} Epochal spout.
+   *
+   * @throws IllegalArgumentException for {@code OPAQUE}: an {@code IBatchSpout} has no position to continue from
+   */
+  public static Spout<TridentTuple, ?> spout(String name, IBatchSpout spout, SpoutKind kind) {
+    SpoutSupport support = support(name, spout.getOutputFields(), spout.getComponentConfiguration());
+    switch (Objects.requireNonNull(kind, "kind")) {
+      case TRANSACTIONAL:
+        return new BatchSpoutAdapters.Transactional(support, spout);
+      case NON_TRANSACTIONAL:
+        return (NonTransactionalSpout<TridentTuple>) new BatchSpoutAdapters.NonTransactional(support, spout);
+      default:
+        throw new IllegalArgumentException("an IBatchSpout cannot be OPAQUE: it has no batch metadata to continue "
+            + "from. Declare it TRANSACTIONAL (it re-emits a batch id's tuples) or NON_TRANSACTIONAL");
+    }
+  }
+
+  /**
+   * A generic Trident {@code ITridentSpout} (coordinator + emitter) as an Epochal spout. Per new txid the coordinator's
+   * {@code isReady(txid)} and {@code initializeTransaction(txid, previous metadata, null)} fix the batch's metadata,
+   * and the emitter's {@code emitBatch(attempt, metadata, collector)} emits it (again on every replay); after the
+   * commit {@code ICommitterTridentSpout.Emitter.commit(attempt)}, then both {@code success} calls. Metadata is kept as
+   * JSON (as Trident keeps it in ZooKeeper) and must be a JSON value.
+   *
+   * @param kind {@code TRANSACTIONAL} if the same metadata always emits the same tuples, {@code NON_TRANSACTIONAL}
+   *     otherwise
+   * @throws IllegalArgumentException for {@code OPAQUE}: a generic Trident spout keeps its position itself; use an
+   *     {@code IOpaquePartitionedTridentSpout}
+   */
+  public static Spout<TridentTuple, ?> spout(String name, ITridentSpout<?> spout, SpoutKind kind) {
+    SpoutSupport support = support(name, spout.getOutputFields(), spout.getComponentConfiguration());
+    switch (Objects.requireNonNull(kind, "kind")) {
+      case TRANSACTIONAL:
+        return new TridentSpoutAdapters.Transactional(support, spout);
+      case NON_TRANSACTIONAL:
+        return (NonTransactionalSpout<TridentTuple>) new TridentSpoutAdapters.NonTransactional(support, spout);
+      default:
+        throw new IllegalArgumentException("a generic ITridentSpout cannot be run as OPAQUE: its emitter keeps its "
+            + "position itself, where Epochal cannot checkpoint it. Implement IOpaquePartitionedTridentSpout, or "
+            + "declare TRANSACTIONAL or NON_TRANSACTIONAL");
+    }
+  }
+
+  /**
+   * A Trident transactional partitioned spout (Storm 2.7+ batch-wide emitter) as a transactional Epochal spout: a new
+   * batch is {@code emitBatchNew(attempt, collector, partitions, last metadata per partition)} and its returned
+   * per-partition metadata is recorded before the batch is processed; replays call {@code reEmitPartitionBatch} per
+   * partition of the batch. Partition metadata is kept as JSON, keyed by partition id.
+   */
+  public static TransactionalSpout<TridentTuple, ?> spout(String name, IPartitionedTridentSpout<?, ?, ?> spout) {
+    return new PartitionedSpoutAdapters.Transactional(support(name, spout.getOutputFields(),
+        spout.getComponentConfiguration()), spout);
+  }
+
+  /**
+   * A Trident opaque partitioned spout (Storm 2.7+ batch-wide emitter; the Kafka Trident spout's shape) as an opaque
+   * Epochal spout: every attempt is {@code emitBatchNew} from the metadata after the previous batch (the committed one
+   * on a replay) and the returned per-partition metadata is committed with the batch, in the store, where Trident
+   * writes it to ZooKeeper. On the per-key protocol Epochal refuses an opaque spout with an opaque map (a hole Trident
+   * has); use a table-backed state on the epoch protocol, or opt in to {@code AT_LEAST_ONCE}.
+   */
+  public static OpaqueSpout<TridentTuple, ?> spout(String name, IOpaquePartitionedTridentSpout<?, ?, ?> spout) {
+    return new PartitionedSpoutAdapters.Opaque(support(name, spout.getOutputFields(),
+        spout.getComponentConfiguration()), spout);
+  }
+
+  private static SpoutSupport support(String name, Fields fields, Map<String, Object> componentConf) {
+    return new SpoutSupport(Objects.requireNonNull(name, "name"), fields, componentConf, Map.of());
+  }
+
+  // ================================================================== their data
+
+  /**
+   * Trident's opaque JSON cell {@code [currTxid, curr, prev]} ({@code JSONOpaqueSerializer}, e.g. {@code [7,12,5]},
+   * first write {@code [1,3,null]}) as an Epochal {@link OpaqueValue}; integral numbers decode as {@code Long}. A
+   * cell with a null txid or value raises {@link io.epochal.codec.CodecException}. Id
+   * {@code "trident-json-opaque:v1"}.
+   *
+   * @param <V> the value type the JSON decodes to ({@code Long}, {@code Double}, {@code String}, {@code List},
+   *     {@code Map})
+   */
+  @SuppressWarnings("unchecked")
+  public static <V> Codec<OpaqueValue<V>> opaqueJsonCodec() {
+    Object codec = TridentJsonCodec.opaque();
+    return (Codec<OpaqueValue<V>>) codec;
+  }
+
+  /** Trident's transactional JSON cell {@code [txid, val]} as an Epochal {@link TransactionalValue}; as above. */
+  @SuppressWarnings("unchecked")
+  public static <V> Codec<TransactionalValue<V>> transactionalJsonCodec() {
+    Object codec = TridentJsonCodec.transactional();
+    return (Codec<TransactionalValue<V>>) codec;
+  }
+
+  /**
+   * A bare JSON value ({@code JSONNonTransactionalSerializer}), integral numbers as {@code Long}: also the value codec
+   * of Epochal table-backed states that store JSON. Encoding refuses anything but JSON values. Id
+   * {@code "trident-json:v1"}.
+   */
+  @SuppressWarnings("unchecked")
+  public static <V> Codec<V> jsonValueCodec() {
+    Object codec = TridentJsonCodec.value();
+    return (Codec<V>) codec;
+  }
+
+  /**
+   * Cells stored as bytes by Trident (a key-value store holding the JSON serializers' output) as an Epochal backing
+   * map of cells: {@code EpochalTrident.encoded(bytesStore, EpochalTrident.opaqueJsonCodec())} under
+   * {@code OpaqueMap}. Undecodable bytes raise {@link io.epochal.errors.StateCorruptedException}.
+   */
+  public static <K, C> IBackingMap<K, C> encoded(IBackingMap<K, byte[]> bytes, Codec<C> codec) {
+    return new EncodedBackingMap<>(bytes, codec);
+  }
+
+  /**
+   * Trident's {@code List<Object>} keys in one {@code string} key column {@code key} holding the key as a JSON array;
+   * the key mapping of {@link #stormState} tables, for opening them from an Epochal pipeline with
+   * {@code TableStates.builder(checkpoints, EpochalTrident.keyCodec(), EpochalTrident.jsonValueCodec()).table(path)}.
+   * Integral key parts read back as {@code Long}.
+   */
+  public static KeyCodec<List<Object>> keyCodec() {
+    return JsonKeyCodec.INSTANCE;
+  }
+
+  /**
+   * A drop-in replacement for Storm's JSON serializer of {@code type} (same bytes) that reads integral numbers back as
+   * {@code Long}, for teams staying on Storm whose {@code Count} fails after a reload with
+   * {@code ClassCastException: Integer cannot be cast to Long} (Storm 2.6+). Pass it where a state's options take a
+   * {@code Serializer}.
+   */
+  @SuppressWarnings("rawtypes")
+  public static Serializer longSafeSerializer(StateType type) {
+    return new LongSafeJsonSerializer(type);
+  }
+
+  // ================================================================== our state on their cluster
+
+  /**
+   * Starts a Trident {@code StateFactory} storing Epochal cells in table {@code table} of an Epochal
+   * {@link TableStore} (in-memory, RocksDB, YTsaurus). In each Storm worker, the store is obtained once per
+   * {@code storeName} from {@code store} and shared by every state partition and table of that name (a RocksDB
+   * directory can be opened once per process); it is never closed, since Storm states have no lifecycle.
+   *
+   * <pre>{@code
+   * TridentState counts = stream.groupBy(new Fields("word")).persistentAggregate(
+   *     EpochalTrident.stormState("wc", () -> RocksDbTableStore.builder(dir).build(), "word_counts").opaque(),
+   *     new Count(), new Fields("count"));
+   * }</pre>
+   *
+   * @param storeName the store's name in the worker
+   * @param store makes the store, in the worker
+   * @param table the table's path
+   */
+  public static StormStateBuilder stormState(String storeName, SerializableSupplier<? extends TableStore> store,
+      String table) {
+    return new StormStateBuilder(storeName, store, table);
+  }
+
+  /**
+   * A Trident {@code StateFactory} of Epochal {@code OpaqueMap}s over the Epochal backing maps {@code backing}
+   * supplies (called once per state partition, in the worker).
+   */
+  public static org.apache.storm.trident.state.StateFactory stormOpaqueState(
+      SerializableSupplier<? extends IBackingMap<List<Object>, OpaqueValue<Object>>> backing) {
+    return new StormStateFactory(StormStateFactory.Kind.OPAQUE, new StormStateFactory.SupplierSource(backing), 0,
+        "epochal-opaque");
+  }
+
+  /** As {@link #stormOpaqueState}, with Epochal {@code TransactionalMap}s. */
+  public static org.apache.storm.trident.state.StateFactory stormTransactionalState(
+      SerializableSupplier<? extends IBackingMap<List<Object>, TransactionalValue<Object>>> backing) {
+    return new StormStateFactory(StormStateFactory.Kind.TRANSACTIONAL,
+        new StormStateFactory.SupplierSource(backing), 0, "epochal-transactional");
+  }
+
+  /**
+   * Options of a table-backed Epochal state on Storm; the terminal methods build serializable Trident state
+   * factories. Each option may be set once ({@link IllegalStateException} otherwise); building never changes the
+   * builder. Not thread-safe.
+   *
+   * <p>The states use Trident's per-key protocol (each write is one store transaction; the txid in each cell makes a
+   * replay harmless), Storm having no commit point that covers all partitions. The table has the layout of Epochal's
+   * table-backed states ({@code (hash, key, value, txid)} or {@code (hash, key, value, prev_value, txid)}), keys
+   * mapped by {@link EpochalTrident#keyCodec()}, values encoded by the value codec (JSON by default).
+   *
+   * @since 0.1.0
+   */
+  public static final class StormStateBuilder {
+    private final String storeName;
+    private final SerializableSupplier<? extends TableStore> store;
+    private final String table;
+    private SerializableSupplier<? extends Codec<Object>> values;
+    private Integer cacheSize;
+
+    private StormStateBuilder(String storeName, SerializableSupplier<? extends TableStore> store, String table) {
+      this.storeName = Objects.requireNonNull(storeName, "storeName");
+      this.store = Objects.requireNonNull(store, "store");
+      this.table = Objects.requireNonNull(table, "table");
+      if (table.isBlank() || storeName.isBlank()) {
+        throw new IllegalArgumentException("store name and table must not be blank");
+      }
+    }
+
+    /**
+     * The value codec, made in the worker (default {@link EpochalTrident#jsonValueCodec()}; for non-JSON values
+     * {@link EpochalTrident#kryoValues()}).
+     */
+    public StormStateBuilder valueCodec(SerializableSupplier<? extends Codec<Object>> codec) {
+      if (values != null) {
+        throw new IllegalStateException("valueCodec was already set");
+      }
+      this.values = Objects.requireNonNull(codec, "codec");
+      return this;
+    }
+
+    /**
+     * Keeps up to {@code cells} cells per partition in an LRU cache under the txid rule (Trident's
+     * {@code localCacheSize}; default none).
+     *
+     * @throws IllegalArgumentException if {@code cells < 1}
+     */
+    public StormStateBuilder localCacheSize(int cells) {
+      if (cacheSize != null) {
+        throw new IllegalStateException("localCacheSize was already set to " + cacheSize);
+      }
+      if (cells < 1) {
+        throw new IllegalArgumentException("localCacheSize must be >= 1, was " + cells);
+      }
+      this.cacheSize = cells;
+      return this;
+    }
+
+    /** @return a factory of Epochal {@code OpaqueMap}s (exactly-once with transactional and opaque Trident spouts) */
+    public org.apache.storm.trident.state.StateFactory opaque() {
+      return build(StormStateFactory.Kind.OPAQUE);
+    }
+
+    /** @return a factory of Epochal {@code TransactionalMap}s (exactly-once with transactional Trident spouts) */
+    public org.apache.storm.trident.state.StateFactory transactional() {
+      return build(StormStateFactory.Kind.TRANSACTIONAL);
+    }
+
+    /** @return {@link #opaque()} as a {@code StateSpec} */
+    public StateSpec opaqueSpec() {
+      return new StateSpec(opaque());
+    }
+
+    /** @return {@link #transactional()} as a {@code StateSpec} */
+    public StateSpec transactionalSpec() {
+      return new StateSpec(transactional());
+    }
+
+    private org.apache.storm.trident.state.StateFactory build(StormStateFactory.Kind kind) {
+      SerializableSupplier<? extends Codec<Object>> codec = values != null ? values : JsonValues.INSTANCE;
+      return new StormStateFactory(kind, new StormStateFactory.TableSource(storeName, store, table, codec),
+          cacheSize == null ? 0 : cacheSize, table);
+    }
+  }
+
+  /** The default value codec supplier (a named class, so that it serializes without capturing anything). */
+  private enum JsonValues implements SerializableSupplier<Codec<Object>> {
+    INSTANCE;
+
+    @Override
+    public Codec<Object> get() {
+      return TridentJsonCodec.value();
+    }
+  }
+
+  /** Kryo values, for {@link StormStateBuilder#valueCodec}: {@code EpochalTrident.kryoValues()}. */
+  public static SerializableSupplier<Codec<Object>> kryoValues() {
+    return KryoValues.INSTANCE;
+  }
+
+  private enum KryoValues implements SerializableSupplier<Codec<Object>> {
+    INSTANCE;
+
+    @Override
+    public Codec<Object> get() {
+      return Codecs.kryo();
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package io.epochal.trident;
+
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateFactory;
+import io.epochal.state.StateKind;
+import io.epochal.state.ValueUpdater;
+import io.epochal.store.table.TableBackedStateFactory;
+import io.epochal.store.table.TableCheckpointStore;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Map states whose txids are those of the pipeline plus a fixed offset: how an Epochal pipeline (whose txids start at
+ * 1) takes over cells that Trident wrote with txids up to the offset. Batch {@code t} reads and writes the cells as
+ * batch {@code offset + t}, so Trident's last batches are not mistaken for batches ahead of the pipeline. The offset
+ * must stay the same for the life of the state. Thread-safety is the wrapped state's.
+ */
+final class ShiftedStates {
+  private ShiftedStates() {
+  }
+
+  static <K, V> StateFactory<MapState<K, V>> shift(StateFactory<? extends MapState<K, V>> factory, long offset) {
+    Objects.requireNonNull(factory, "factory");
+    if (offset < 0) {
+      throw new IllegalArgumentException("the last Trident txid must be >= 0, was " + offset);
+    }
+    if (factory instanceof TableBackedStateFactory<?> table) {
+      return new TableBacked<>(factory, offset, table.checkpointStore());
+    }
+    return new Factory<>(factory, offset);
+  }
+
+  private static class Factory<K, V> implements StateFactory<MapState<K, V>> {
+    final StateFactory<? extends MapState<K, V>> inner;
+    final long offset;
+
+    Factory(StateFactory<? extends MapState<K, V>> inner, long offset) {
+      this.inner = inner;
+      this.offset = offset;
+    }
+
+    @Override
+    public MapState<K, V> makeState(StateContext context) {
+      return new Shifted<>(inner.makeState(context), offset);
+    }
+
+    @Override
+    public StateKind kind() {
+      return inner.kind();
+    }
+
+    @Override
+    public String describe() {
+      return inner.describe() + ", continuing after Trident txid " + offset;
+    }
+  }
+
+  private static final class TableBacked<K, V> extends Factory<K, V>
+      implements TableBackedStateFactory<MapState<K, V>> {
+    private final TableCheckpointStore checkpoints;
+
+    TableBacked(StateFactory<? extends MapState<K, V>> inner, long offset, TableCheckpointStore checkpoints) {
+      super(inner, offset);
+      this.checkpoints = checkpoints;
+    }
+
+    @Override
+    public TableCheckpointStore checkpointStore() {
+      return checkpoints;
+    }
+  }
+
+  private static final class Shifted<K, V> implements MapState<K, V> {
+    private final MapState<K, V> inner;
+    private final long offset;
+
+    Shifted(MapState<K, V> inner, long offset) {
+      this.inner = Objects.requireNonNull(inner, "the state factory returned null");
+      this.offset = offset;
+    }
+
+    private long shift(long txid) {
+      return txid == Long.MAX_VALUE ? txid : Math.addExact(txid, offset);
+    }
+
+    @Override
+    public void beginCommit(long txid) {
+      inner.beginCommit(shift(txid));
+    }
+
+    @Override
+    public void commit(long txid) {
+      inner.commit(shift(txid));
+    }
+
+    @Override
+    public void abort(long txid) {
+      inner.abort(shift(txid));
+    }
+
+    @Override
+    public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+      return inner.multiGet(shift(txid), keys);
+    }
+
+    @Override
+    public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+      return inner.multiUpdate(shift(txid), updaters);
+    }
+
+    @Override
+    public void multiPut(long txid, Map<K, V> values) {
+      inner.multiPut(shift(txid), values);
+    }
+
+    @Override
+    public String toString() {
+      return inner + " (txids shifted by " + offset + ")";
+    }
+  }
+}
