@@ -1,6 +1,5 @@
 package io.epochal.spouts;
 
-import io.epochal.codec.Codec;
 import io.epochal.pipeline.Sleeper;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
@@ -14,7 +13,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -41,7 +39,7 @@ import java.util.function.Function;
  *
  * @since 0.1.0
  */
-public abstract sealed class FaultInjectingSpout
+public abstract sealed class FaultInjectingSpout implements ForwardingSpouts.EmitDecorator
     permits FaultInjectingSpout.Transactional, FaultInjectingSpout.Opaque, FaultInjectingSpout.NonTransactional {
 
   private final String name;
@@ -127,8 +125,14 @@ public abstract sealed class FaultInjectingSpout
     return new InjectedFault(name, point, attempt);
   }
 
-  /** Runs one emission of the wrapped spout with the plan's faults around it. */
-  final <T, R> R emitThrough(BatchAttempt attempt, Collector<T> out, Function<Collector<T>, R> emission) {
+  /**
+   * Runs one emission of the wrapped spout with the plan's faults around it (every emit call of this wrapper comes
+   * here).
+   *
+   * @throws InjectedFault when the plan says so
+   */
+  @Override
+  public final <T, R> R aroundEmit(BatchAttempt attempt, Collector<T> out, Function<Collector<T>, R> emission) {
     Objects.requireNonNull(attempt, "attempt");
     Objects.requireNonNull(out, "out");
     emitCalls.incrementAndGet();
@@ -178,7 +182,8 @@ public abstract sealed class FaultInjectingSpout
    * @param <T> the record type
    * @param <M> the batch metadata type
    */
-  public static final class Transactional<T, M> extends FaultInjectingSpout implements TransactionalSpout<T, M> {
+  public static final class Transactional<T, M> extends FaultInjectingSpout
+      implements ForwardingSpouts.Transactional<T, M> {
     private final TransactionalSpout<T, M> spout;
 
     private Transactional(TransactionalSpout<T, M> spout, FaultPlan plan) {
@@ -190,44 +195,6 @@ public abstract sealed class FaultInjectingSpout
     public TransactionalSpout<T, M> wrapped() {
       return spout;
     }
-
-    @Override
-    public String name() {
-      return spout.name();
-    }
-
-    @Override
-    public Codec<M> metadataCodec() {
-      return spout.metadataCodec();
-    }
-
-    @Override
-    public Optional<M> nextBatch(long txid, Optional<M> previous) {
-      return spout.nextBatch(txid, previous);
-    }
-
-    /**
-     * Emits through the wrapped spout, with the plan's faults.
-     *
-     * @throws InjectedFault when the plan says so
-     */
-    @Override
-    public void emit(BatchAttempt attempt, M metadata, Collector<T> out) {
-      emitThrough(attempt, out, c -> {
-        spout.emit(attempt, metadata, c);
-        return null;
-      });
-    }
-
-    @Override
-    public void success(long txid) {
-      spout.success(txid);
-    }
-
-    @Override
-    public void close() {
-      spout.close();
-    }
   }
 
   /**
@@ -237,7 +204,7 @@ public abstract sealed class FaultInjectingSpout
    * @param <T> the record type
    * @param <M> the position type
    */
-  public static final class Opaque<T, M> extends FaultInjectingSpout implements OpaqueSpout<T, M> {
+  public static final class Opaque<T, M> extends FaultInjectingSpout implements ForwardingSpouts.Opaque<T, M> {
     private final OpaqueSpout<T, M> spout;
 
     private Opaque(OpaqueSpout<T, M> spout, FaultPlan plan) {
@@ -249,41 +216,6 @@ public abstract sealed class FaultInjectingSpout
     public OpaqueSpout<T, M> wrapped() {
       return spout;
     }
-
-    @Override
-    public String name() {
-      return spout.name();
-    }
-
-    @Override
-    public Codec<M> metadataCodec() {
-      return spout.metadataCodec();
-    }
-
-    @Override
-    public boolean isReady(long txid, Optional<M> previous) {
-      return spout.isReady(txid, previous);
-    }
-
-    /**
-     * Emits through the wrapped spout, with the plan's faults.
-     *
-     * @throws InjectedFault when the plan says so
-     */
-    @Override
-    public M emit(BatchAttempt attempt, Optional<M> previous, Collector<T> out) {
-      return emitThrough(attempt, out, c -> spout.emit(attempt, previous, c));
-    }
-
-    @Override
-    public void success(long txid) {
-      spout.success(txid);
-    }
-
-    @Override
-    public void close() {
-      spout.close();
-    }
   }
 
   /**
@@ -292,7 +224,8 @@ public abstract sealed class FaultInjectingSpout
    *
    * @param <T> the record type
    */
-  public static final class NonTransactional<T> extends FaultInjectingSpout implements NonTransactionalSpout<T> {
+  public static final class NonTransactional<T> extends FaultInjectingSpout
+      implements ForwardingSpouts.NonTransactional<T> {
     private final NonTransactionalSpout<T> spout;
 
     private NonTransactional(NonTransactionalSpout<T> spout, FaultPlan plan) {
@@ -303,44 +236,6 @@ public abstract sealed class FaultInjectingSpout
     @Override
     public NonTransactionalSpout<T> wrapped() {
       return spout;
-    }
-
-    @Override
-    public String name() {
-      return spout.name();
-    }
-
-    @Override
-    public Codec<byte[]> metadataCodec() {
-      return spout.metadataCodec();
-    }
-
-    @Override
-    public boolean isReady(long txid) {
-      return spout.isReady(txid);
-    }
-
-    /**
-     * Emits through the wrapped spout, with the plan's faults.
-     *
-     * @throws InjectedFault when the plan says so
-     */
-    @Override
-    public void emit(BatchAttempt attempt, Collector<T> out) {
-      emitThrough(attempt, out, c -> {
-        spout.emit(attempt, c);
-        return null;
-      });
-    }
-
-    @Override
-    public void success(long txid) {
-      spout.success(txid);
-    }
-
-    @Override
-    public void close() {
-      spout.close();
     }
   }
 }

@@ -1,10 +1,10 @@
 package io.epochal.testkit;
 
-import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.TransactionalSpout;
+import io.epochal.spouts.ForwardingSpouts;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -23,7 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Fires scheduled {@link Fault}s deterministically and records what the run did in a {@link ReplayTimeline}. Wrap the
@@ -462,38 +462,15 @@ public final class FaultInjector {
    */
   public <T, M> TransactionalSpout<T, M> wrap(TransactionalSpout<T, M> spout) {
     Objects.requireNonNull(spout, "spout");
-    return new TransactionalSpout<>() {
+    return new ForwardingSpouts.Transactional<>() {
       @Override
-      public String name() {
-        return spout.name();
+      public TransactionalSpout<T, M> wrapped() {
+        return spout;
       }
 
       @Override
-      public Codec<M> metadataCodec() {
-        return spout.metadataCodec();
-      }
-
-      @Override
-      public Optional<M> nextBatch(long txid, Optional<M> previous) {
-        return spout.nextBatch(txid, previous);
-      }
-
-      @Override
-      public void emit(BatchAttempt attempt, M metadata, Collector<T> out) {
-        emitThrough(attempt, out, c -> {
-          spout.emit(attempt, metadata, c);
-          return null;
-        });
-      }
-
-      @Override
-      public void success(long txid) {
-        spout.success(txid);
-      }
-
-      @Override
-      public void close() {
-        spout.close();
+      public <U, R> R aroundEmit(BatchAttempt attempt, Collector<U> out, Function<Collector<U>, R> emission) {
+        return emitThrough(attempt, out, emission);
       }
 
       @Override
@@ -509,35 +486,15 @@ public final class FaultInjector {
    */
   public <T, M> OpaqueSpout<T, M> wrap(OpaqueSpout<T, M> spout) {
     Objects.requireNonNull(spout, "spout");
-    return new OpaqueSpout<>() {
+    return new ForwardingSpouts.Opaque<>() {
       @Override
-      public String name() {
-        return spout.name();
+      public OpaqueSpout<T, M> wrapped() {
+        return spout;
       }
 
       @Override
-      public Codec<M> metadataCodec() {
-        return spout.metadataCodec();
-      }
-
-      @Override
-      public boolean isReady(long txid, Optional<M> previous) {
-        return spout.isReady(txid, previous);
-      }
-
-      @Override
-      public M emit(BatchAttempt attempt, Optional<M> previous, Collector<T> out) {
-        return emitThrough(attempt, out, c -> spout.emit(attempt, previous, c));
-      }
-
-      @Override
-      public void success(long txid) {
-        spout.success(txid);
-      }
-
-      @Override
-      public void close() {
-        spout.close();
+      public <U, R> R aroundEmit(BatchAttempt attempt, Collector<U> out, Function<Collector<U>, R> emission) {
+        return emitThrough(attempt, out, emission);
       }
 
       @Override
@@ -547,8 +504,7 @@ public final class FaultInjector {
     };
   }
 
-  private <T, R> R emitThrough(BatchAttempt attempt, Collector<T> out,
-      java.util.function.Function<Collector<T>, R> emission) {
+  private <T, R> R emitThrough(BatchAttempt attempt, Collector<T> out, Function<Collector<T>, R> emission) {
     List<T> records = new ArrayList<>();
     R result = emission.apply(r -> {
       out.emit(r);

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.table.TableStoreContract;
+import io.epochal.testkit.store.TableStoreContract;
 import org.junit.jupiter.api.Test;
 
 /**
  * The table-store contract for a user's own {@link TableStore}, by inheritance (like Kafka's
- * {@code AbstractKeyValueStoreTest}): every test of batch-core's {@link TableStoreContract} (lookups, visibility,
+ * {@code AbstractKeyValueStoreTest}): every test of the {@link TableStoreContract} (lookups, visibility,
  * atomic multi-table commit, conflicts, leases and fencing, schemas, persistence across reopen), plus replay checks
  * that run whole exactly-once pipelines over the store through every {@link FaultPoint}, failed and crashed.
  *

@@ -4,7 +4,7 @@ import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.table.TableStoreContract;
+import io.epochal.testkit.store.TableStoreContract;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The table-store contract as JUnit 5 dynamic tests, for {@link TableStoreContractTest}: container {@code contract}
- * holds one test per {@code @Test} of batch-core's {@link TableStoreContract} (run on a fresh subclass instance, as
+ * holds one test per {@code @Test} of the {@link TableStoreContract} (run on a fresh subclass instance, as
  * JUnit would), container {@code replay} the replay checks of {@link TableStoreContractKit}. Each dynamic test gets a
  * new temporary directory, deleted afterwards; the factory opens the store there (and reopens it there when the
  * contract tests persistence).

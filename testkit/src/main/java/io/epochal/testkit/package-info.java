@@ -12,7 +12,8 @@
  *   <li>{@link io.epochal.testkit.PipelineTestDriver}: example-based tests, one txid at a time (like Kafka's
  *       {@code TopologyTestDriver}).</li>
  *   <li>{@link io.epochal.testkit.TableStoreContractTest} / {@link io.epochal.testkit.TableStoreContractKit}: the
- *       table-store contract and replay checks for a user's own {@code TableStore}.</li>
+ *       table-store contract ({@link io.epochal.testkit.store.TableStoreContract}, in package
+ *       {@code io.epochal.testkit.store}) and replay checks for a user's own {@code TableStore}.</li>
  *   <li>The machinery underneath: {@link io.epochal.testkit.FaultInjector} (wrappers that fire scheduled
  *       {@link io.epochal.testkit.Fault}s at {@link io.epochal.testkit.FaultPoint}s and record a
  *       {@link io.epochal.testkit.ReplayTimeline}) and {@link io.epochal.testkit.ReplayHarness} (runs a pipeline to the

@@ -3,8 +3,8 @@ package io.epochal.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.epochal.store.table.TableStoreContract;
 import io.epochal.store.table.TableStores;
+import io.epochal.testkit.store.TableStoreContract;
 import java.lang.reflect.Method;
 import java.util.List;
 import org.junit.jupiter.api.DynamicContainer;

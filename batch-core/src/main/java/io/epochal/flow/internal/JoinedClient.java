@@ -11,7 +11,6 @@ import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,58 +26,25 @@ import java.util.function.Supplier;
  * @param <K> the key type
  * @param <S> the state type
  */
-final class JoinedClient<K, S> implements JoinedStateClient<K, S> {
+final class JoinedClient<K, S> extends PartitionClient<K, S> implements JoinedStateClient<K, S> {
   private final JoinSpec<K, S> spec;
-  private final String computation;
-  private final String path;
   private final TableStore store;
-  private final Table table;
-  private final CacheRegion<TableKey, S> region;
-  private final Supplier<Epoch> currentEpoch;
-
-  private Epoch epoch;
-  private final Map<TableKey, Optional<S>> loaded = new HashMap<>();
 
   JoinedClient(JoinSpec<K, S> spec, String computation, String path, TableStore store, Table table,
       CacheRegion<TableKey, S> region, Supplier<Epoch> currentEpoch) {
+    super(spec.name(), "Joiner", spec.keys(), computation, path, table, region, currentEpoch);
     this.spec = spec;
-    this.computation = computation;
-    this.path = path;
     this.store = store;
-    this.table = table;
-    this.region = region;
-    this.currentEpoch = currentEpoch;
-  }
-
-  @Override
-  public String name() {
-    return spec.name();
-  }
-
-  @Override
-  public String tablePath() {
-    return path;
   }
 
   JoinSpec<K, S> spec() {
     return spec;
   }
 
-  void begin(Epoch e) {
-    epoch = e;
-    loaded.clear();
-  }
-
   /** Loads {@code keys}: from the cache while their TTL lasts, the rest in ONE lookup of committed rows. */
   void load(Collection<? extends K> keys) {
     Epoch e = requireEpoch();
-    LinkedHashSet<TableKey> wanted = new LinkedHashSet<>();
-    for (K key : keys) {
-      TableKey tk = spec.keys().toKey(table.schema(), key);
-      if (!loaded.containsKey(tk)) {
-        wanted.add(tk);
-      }
-    }
+    LinkedHashSet<TableKey> wanted = notLoaded(keys);
     if (wanted.isEmpty()) {
       return;
     }
@@ -113,20 +79,11 @@ final class JoinedClient<K, S> implements JoinedStateClient<K, S> {
   public JoinedStateAccessor<S> accessor(K key) {
     Objects.requireNonNull(key, "key");
     Epoch e = requireEpoch();
-    TableKey tk = spec.keys().toKey(table.schema(), key);
+    TableKey tk = tableKey(key);
     if (!loaded.containsKey(tk)) {
       load(List.of(key));
     }
     return new Accessor(e, key, loaded.get(tk));
-  }
-
-  private Epoch requireEpoch() {
-    Epoch e = currentEpoch.get();
-    if (table == null || e == null || e != epoch || e.ended()) {
-      throw new IllegalStateException("Joiner '" + spec.name() + "' of computation '" + computation
-          + "' has no current epoch: ask for accessors inside process(), never in init() or after a batch");
-    }
-    return e;
   }
 
   void abort() {
@@ -134,39 +91,9 @@ final class JoinedClient<K, S> implements JoinedStateClient<K, S> {
   }
 
   /** One key's read-only view in one epoch. */
-  private final class Accessor implements JoinedStateAccessor<S> {
-    private final Epoch owner;
-    private final K key;
-    private final Optional<S> value;
-
+  private final class Accessor extends ReadAccessor implements JoinedStateAccessor<S> {
     Accessor(Epoch owner, K key, Optional<S> value) {
-      this.owner = owner;
-      this.key = key;
-      this.value = value;
-    }
-
-    private void checkLive() {
-      if (owner.ended()) {
-        throw new IllegalStateException("Accessor of state '" + spec.name() + "' for key '" + key
-            + "' belongs to epoch " + owner.txid + ", which has ended");
-      }
-    }
-
-    @Override
-    public Optional<S> get() {
-      checkLive();
-      return value;
-    }
-
-    @Override
-    public S getOrDefault(S defaultValue) {
-      checkLive();
-      return value.isPresent() ? value.get() : defaultValue;
-    }
-
-    @Override
-    public String toString() {
-      return "JoinedStateAccessor[" + spec.name() + ", key " + key + ", epoch " + owner.txid + "]";
+      super("JoinedStateAccessor", owner, key, value);
     }
   }
 }

@@ -11,7 +11,6 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -27,22 +26,14 @@ import java.util.function.UnaryOperator;
  * A read-write state client of one partition. Per epoch: {@link #begin}, {@link #load} of the batch's keys (cache
  * hits, then one bulk lookup through the epoch buffer for the misses), accessors, then {@link #flush} of the changed
  * keys into the epoch buffer (and the cache). On a failed attempt {@link #abort} drops the region of the cache.
+ * {@code loaded} holds the committed values of the keys loaded in this epoch, normalized: an empty value is absent.
  * Used by one thread at a time. Internal.
  *
  * @param <K> the key type
  * @param <S> the state type
  */
-final class MutableClient<K, S> implements StateClient<K, S> {
+final class MutableClient<K, S> extends PartitionClient<K, S> implements StateClient<K, S> {
   private final StateSpec<K, S> spec;
-  private final String computation;
-  private final String path;
-  private final Table table;
-  private final CacheRegion<TableKey, S> region;
-  private final Supplier<Epoch> currentEpoch;
-
-  private Epoch epoch;
-  /** Committed values of the keys loaded in this epoch (normalized: an empty value is absent). */
-  private final Map<TableKey, Optional<S>> loaded = new HashMap<>();
   /** Keys loaded in this epoch that have a row (a row may hold an empty value in an external table). */
   private final Set<TableKey> rows = new HashSet<>();
   private final Map<TableKey, Accessor> accessors = new LinkedHashMap<>();
@@ -55,32 +46,18 @@ final class MutableClient<K, S> implements StateClient<K, S> {
   /** A client bound to a partition ({@code table} non-null) or a declaration stub ({@code table} null). */
   MutableClient(StateSpec<K, S> spec, String computation, String path, Table table, CacheRegion<TableKey, S> region,
       Supplier<Epoch> currentEpoch) {
+    super(spec.name(), "State", spec.keys(), computation, path, table, region, currentEpoch);
     this.spec = spec;
-    this.computation = computation;
-    this.path = path;
-    this.table = table;
-    this.region = region;
-    this.currentEpoch = currentEpoch;
-  }
-
-  @Override
-  public String name() {
-    return spec.name();
-  }
-
-  @Override
-  public String tablePath() {
-    return path;
   }
 
   StateSpec<K, S> spec() {
     return spec;
   }
 
+  @Override
   void begin(Epoch e) {
-    epoch = e;
+    super.begin(e);
     cachedUncommitted = false;
-    loaded.clear();
     rows.clear();
     accessors.clear();
   }
@@ -88,13 +65,7 @@ final class MutableClient<K, S> implements StateClient<K, S> {
   /** Loads {@code keys} not loaded yet in this epoch: cache hits first, the rest in ONE lookup. */
   void load(Collection<? extends K> keys) {
     Epoch e = requireEpoch();
-    LinkedHashSet<TableKey> wanted = new LinkedHashSet<>();
-    for (K key : keys) {
-      TableKey tk = spec.keys().toKey(table.schema(), key);
-      if (!loaded.containsKey(tk)) {
-        wanted.add(tk);
-      }
-    }
+    LinkedHashSet<TableKey> wanted = notLoaded(keys);
     if (wanted.isEmpty()) {
       return;
     }
@@ -150,7 +121,7 @@ final class MutableClient<K, S> implements StateClient<K, S> {
   public StateAccessor<S> accessor(K key) {
     Objects.requireNonNull(key, "key");
     Epoch e = requireEpoch();
-    TableKey tk = spec.keys().toKey(table.schema(), key);
+    TableKey tk = tableKey(key);
     Accessor a = accessors.get(tk);
     if (a == null) {
       if (!loaded.containsKey(tk)) {
@@ -160,15 +131,6 @@ final class MutableClient<K, S> implements StateClient<K, S> {
       accessors.put(tk, a);
     }
     return a;
-  }
-
-  private Epoch requireEpoch() {
-    Epoch e = currentEpoch.get();
-    if (table == null || e == null || e != epoch || e.ended()) {
-      throw new IllegalStateException("State '" + spec.name() + "' of computation '" + computation
-          + "' has no current epoch: ask for accessors inside process(), never in init() or after a batch");
-    }
-    return e;
   }
 
   /** Writes every changed key of the epoch into the epoch buffer, then into the cache. */
@@ -216,35 +178,11 @@ final class MutableClient<K, S> implements StateClient<K, S> {
   }
 
   /** One key's read-write view in one epoch. */
-  private final class Accessor implements StateAccessor<S> {
-    private final Epoch owner;
-    private final K key;
-    private Optional<S> value;
+  private final class Accessor extends ReadAccessor implements StateAccessor<S> {
     private boolean dirty;
 
     Accessor(Epoch owner, K key, Optional<S> value) {
-      this.owner = owner;
-      this.key = key;
-      this.value = value;
-    }
-
-    private void checkLive() {
-      if (owner.ended()) {
-        throw new IllegalStateException("Accessor of state '" + spec.name() + "' for key '" + key
-            + "' belongs to epoch " + owner.txid + ", which has ended");
-      }
-    }
-
-    @Override
-    public Optional<S> get() {
-      checkLive();
-      return value;
-    }
-
-    @Override
-    public S getOrDefault(S defaultValue) {
-      checkLive();
-      return value.isPresent() ? value.get() : defaultValue;
+      super("StateAccessor", owner, key, value);
     }
 
     @Override
@@ -270,11 +208,6 @@ final class MutableClient<K, S> implements StateClient<K, S> {
       checkLive();
       value = Optional.empty();
       dirty = true;
-    }
-
-    @Override
-    public String toString() {
-      return "StateAccessor[" + spec.name() + ", key " + key + ", epoch " + owner.txid + "]";
     }
   }
 }

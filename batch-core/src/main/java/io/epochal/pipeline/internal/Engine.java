@@ -71,6 +71,14 @@ public final class Engine implements Pipeline {
   private final Map<String, State[]> states = new HashMap<>();
   private final ExecutorService pool;
   private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+  /**
+   * Per node id: whether the commit phase reads the node's process-phase output. The others are dropped as soon as
+   * the process phase ends, so a batch waiting for its commit holds only what its commit reads (typically the
+   * pre-aggregated parts), not its records: less for the garbage collector to copy.
+   */
+  private final boolean[] keptForCommit;
+  /** Per node id: whether another node consumes the node's output (an aggregate's new values). */
+  private final boolean[] consumed;
 
   private long committedTxid;
   private Optional<Object> committedMeta;
@@ -102,6 +110,17 @@ public final class Engine implements Pipeline {
     }
     this.pool = config.threads() > 1 ? Executors.newFixedThreadPool(config.threads(), daemonThreads(config.name()))
         : null;
+    this.keptForCommit = new boolean[nodes.size()];
+    this.consumed = new boolean[nodes.size()];
+    for (Node node : nodes) {
+      if (node.parent == null) {
+        continue;
+      }
+      consumed[node.parent.id] = true;
+      if (!node.preState && !(node instanceof Node.Aggregate && node.parent.preState)) {
+        keptForCommit[node.parent.id] = true;
+      }
+    }
     Checkpoint checkpoint = config.checkpointStore().load(config.name());
     this.committedTxid = checkpoint.committedTxid();
     this.committedMeta = checkpoint.hasCommitted()
@@ -239,7 +258,7 @@ public final class Engine implements Pipeline {
           long nanos = System.nanoTime() - started;
           inFlight.removeFirst();
           done++;
-          records += head.records.size();
+          records += head.records;
           onCommitted(head, nanos);
         } catch (RuntimeException | Error e) {
           handleFailure(head, e);
@@ -300,7 +319,8 @@ public final class Engine implements Pipeline {
     /** The batch's metadata once known (transactional: fixed before emission; opaque: after emission). */
     Optional<Object> meta = Optional.empty();
     byte[] metaBytes;
-    List<Object> records = List.of();
+    /** How many records the current attempt emitted (the records themselves go to the process phase only). */
+    int records;
     Future<Object[]> processed;
 
     InFlight(long txid) {
@@ -377,8 +397,8 @@ public final class Engine implements Pipeline {
 
   /** Emits the batch (this attempt) on the coordinator thread, then schedules its process phase. */
   private void emitAndProcess(InFlight batch, Optional<Object> previous) {
+    ListCollector out = new ListCollector(spout.name(), batch.attemptId());
     try {
-      ListCollector out = new ListCollector(spout.name(), batch.attemptId());
       if (spout instanceof TransactionalSpout<Object, Object> tx) {
         tx.emit(batch.attemptId(), batch.meta.orElseThrow(), out);
       } else if (spout instanceof OpaqueSpout<Object, Object> op) {
@@ -391,12 +411,13 @@ public final class Engine implements Pipeline {
         NonTransactionalSpout<Object> nt = (NonTransactionalSpout<Object>) rawNt;
         nt.emit(batch.attemptId(), out);
       }
-      batch.records = out.records;
+      batch.records = out.records.size();
     } catch (RuntimeException e) {
+      batch.records = 0;
       batch.processed = CompletableFuture.failedFuture(e);
       return;
     }
-    List<Object> records = batch.records;
+    List<Object> records = out.records;
     if (pool == null) {
       try {
         batch.processed = CompletableFuture.completedFuture(processPhase(records));
@@ -418,6 +439,11 @@ public final class Engine implements Pipeline {
         outputs[node.id] = op.apply(outputs[node.parent.id]);
       } else if (node instanceof Node.Aggregate agg && agg.parent.preState) {
         outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id]));
+      }
+    }
+    for (Node node : nodes) {
+      if (node.preState && !keptForCommit[node.id]) {
+        outputs[node.id] = null; // nothing in the commit phase reads it
       }
     }
     return outputs;
@@ -476,10 +502,11 @@ public final class Engine implements Pipeline {
   private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts) {
     State[] partStates = states.get(agg.stateName);
     List<List<Object>> outs = emptyParts(parts.size());
+    boolean keepNewValues = consumed[agg.id];
     forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
-      outs.set(p, agg.applyPartition(state, batch, parts.get(p)));
+      outs.set(p, agg.applyPartition(state, batch, parts.get(p), keepNewValues));
       state.commit(batch.txid());
     });
     return concat(outs);
@@ -620,7 +647,7 @@ public final class Engine implements Pipeline {
       recoveredPending = recoveredPending.tailMap(head.txid + 1);
     }
     batchesCommitted++;
-    recordsCommitted += head.records.size();
+    recordsCommitted += head.records;
     totalCommitNanos += nanos;
     maxCommitNanos = Math.max(maxCommitNanos, nanos);
     try {
@@ -628,7 +655,7 @@ public final class Engine implements Pipeline {
     } catch (RuntimeException e) {
       LOG.warn("spout '{}' success({}) failed; the batch stays committed", spout.name(), head.txid, e);
     }
-    BatchReport report = new BatchReport(head.txid, head.attempt, head.records.size(), nanos);
+    BatchReport report = new BatchReport(head.txid, head.attempt, head.records, nanos);
     for (PipelineListener l : config.listeners()) {
       l.onBatchCommitted(report);
     }

@@ -9,11 +9,16 @@ final class KeyedBatch {
   final List<List<Object>> records;
 
   KeyedBatch(int partitions) {
+    this(partitions, 10);
+  }
+
+  /** @param expectedPerPartition the initial capacity of each partition's lists */
+  KeyedBatch(int partitions, int expectedPerPartition) {
     keys = new ArrayList<>(partitions);
     records = new ArrayList<>(partitions);
     for (int p = 0; p < partitions; p++) {
-      keys.add(new ArrayList<>());
-      records.add(new ArrayList<>());
+      keys.add(new ArrayList<>(expectedPerPartition));
+      records.add(new ArrayList<>(expectedPerPartition));
     }
   }
 

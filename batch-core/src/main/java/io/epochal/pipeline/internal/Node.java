@@ -11,12 +11,18 @@ import io.epochal.state.MapState;
 import io.epochal.state.State;
 import io.epochal.state.StateFactory;
 import io.epochal.state.ValueUpdater;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -93,15 +99,21 @@ abstract sealed class Node {
       this.fn = Objects.requireNonNull(fn, "fn");
     }
 
+    /** Outputs per input of the last batch, rounded up: the next batch's initial capacity (a sizing hint only). */
+    private volatile int expansion = 4;
+
     @Override
     Object apply(Object input) {
       List<?> in = (List<?>) input;
-      List<Object> out = new ArrayList<>(in.size() * 4);
+      List<Object> out = new ArrayList<>(Math.max(16, in.size() * expansion));
       for (Object r : in) {
         Iterable<?> results = nonNull(fn.apply(r), this, r);
         for (Object x : results) {
           out.add(nonNull(x, this, r));
         }
+      }
+      if (!in.isEmpty()) {
+        expansion = Math.max(1, Math.min(64, (out.size() + in.size() - 1) / in.size()));
       }
       return out;
     }
@@ -142,13 +154,14 @@ abstract sealed class Node {
     @Override
     Object apply(Object input) {
       List<?> in = (List<?>) input;
-      KeyedBatch out = new KeyedBatch(partitions);
+      KeyedBatch out = new KeyedBatch(partitions, partitions == 1 ? in.size() : in.size() / partitions + 64);
+      KeyPartitioner.Hasher hasher = new KeyPartitioner.Hasher();
       for (Object r : in) {
         Object key = keyFn.apply(r);
         if (key == null) {
           throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r);
         }
-        int p = KeyPartitioner.partition(key, partitions);
+        int p = hasher.partition(key, partitions);
         out.keys.get(p).add(key);
         out.records.get(p).add(r);
       }
@@ -224,10 +237,11 @@ abstract sealed class Node {
         }
         if (combiner != null) {
           HashMap<Object, Object> partial = new HashMap<>(Math.max(16, keys.size()));
+          BiFunction<Object, Object, Object> combine = combiner::combine; // one instance per partition, not per record
           for (int i = 0, n = keys.size(); i < n; i++) {
             Object record = records.get(i);
             Object value = nonNull(combiner.init(record), this, record);
-            partial.merge(keys.get(i), value, combiner::combine);
+            partial.merge(keys.get(i), value, combine);
           }
           parts.add(partial);
         } else {
@@ -241,17 +255,20 @@ abstract sealed class Node {
       return parts;
     }
 
-    /** Commit phase, one partition: the state's multiUpdate with one updater per key. */
+    /**
+     * Commit phase, one partition: the state's multiUpdate with one updater per key.
+     *
+     * @param newValues whether to return the updated values (only when a node consumes them)
+     * @return the updated key-values, or an empty list when {@code newValues} is false
+     */
     @SuppressWarnings("unchecked")
-    List<Object> applyPartition(State state, BatchAttempt batch, Map<Object, Object> part) {
+    List<Object> applyPartition(State state, BatchAttempt batch, Map<Object, Object> part, boolean newValues) {
       MapState<Object, Object> map = (MapState<Object, Object>) state;
-      Map<Object, ValueUpdater<Object>> updaters = new HashMap<>(Math.max(16, part.size() * 2));
+      Map<Object, ValueUpdater<Object>> updaters;
       if (combiner != null) {
-        for (Map.Entry<Object, Object> e : part.entrySet()) {
-          Object partial = e.getValue();
-          updaters.put(e.getKey(), stored -> stored.isEmpty() ? partial : combiner.combine(stored.get(), partial));
-        }
+        updaters = new CombinerUpdaters(part, combiner);
       } else {
+        updaters = new HashMap<>(Math.max(16, part.size() * 2));
         for (Map.Entry<Object, Object> e : part.entrySet()) {
           List<Object> records = (List<Object>) e.getValue();
           updaters.put(e.getKey(), stored -> {
@@ -264,11 +281,81 @@ abstract sealed class Node {
         }
       }
       Map<Object, Object> updated = map.multiUpdate(batch.txid(), updaters);
+      if (!newValues) {
+        return List.of();
+      }
       List<Object> out = new ArrayList<>(updated.size());
       for (Map.Entry<Object, Object> e : updated.entrySet()) {
         out.add(new KeyValue<>(e.getKey(), e.getValue()));
       }
       return out;
+    }
+  }
+
+  /**
+   * The updaters of a combiner aggregate, {@code stored -> stored.isEmpty() ? partial : combine(stored, partial)} per
+   * key, as a read-only view over the pre-aggregated partials: no second hash map per batch and partition. Iterates in
+   * the partials' order; updaters are made on access.
+   */
+  static final class CombinerUpdaters extends AbstractMap<Object, ValueUpdater<Object>> {
+    private final Map<Object, Object> partials;
+    private final CombinerAggregator<Object, Object> combiner;
+
+    CombinerUpdaters(Map<Object, Object> partials, CombinerAggregator<Object, Object> combiner) {
+      this.partials = partials;
+      this.combiner = combiner;
+    }
+
+    private ValueUpdater<Object> updater(Object partial) {
+      return stored -> stored.isEmpty() ? partial : combiner.combine(stored.get(), partial);
+    }
+
+    @Override
+    public int size() {
+      return partials.size();
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return partials.containsKey(key);
+    }
+
+    @Override
+    public ValueUpdater<Object> get(Object key) {
+      Object partial = partials.get(key);
+      return partial == null ? null : updater(partial);
+    }
+
+    @Override
+    public Set<Object> keySet() {
+      return Collections.unmodifiableSet(partials.keySet());
+    }
+
+    @Override
+    public Set<Map.Entry<Object, ValueUpdater<Object>>> entrySet() {
+      return new AbstractSet<>() {
+        @Override
+        public int size() {
+          return partials.size();
+        }
+
+        @Override
+        public Iterator<Map.Entry<Object, ValueUpdater<Object>>> iterator() {
+          Iterator<Map.Entry<Object, Object>> it = partials.entrySet().iterator();
+          return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+              return it.hasNext();
+            }
+
+            @Override
+            public Map.Entry<Object, ValueUpdater<Object>> next() {
+              Map.Entry<Object, Object> e = it.next();
+              return new AbstractMap.SimpleImmutableEntry<>(e.getKey(), updater(e.getValue()));
+            }
+          };
+        }
+      };
     }
   }
 

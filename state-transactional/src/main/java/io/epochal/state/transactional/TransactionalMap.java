@@ -1,5 +1,7 @@
 package io.epochal.state.transactional;
 
+import static io.epochal.state.internal.TxidMapCore.capacity;
+
 import io.epochal.errors.StateAheadException;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
@@ -7,7 +9,7 @@ import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.ValueUpdater;
-import io.epochal.state.internal.AttemptCache;
+import io.epochal.state.internal.TxidMapCore;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -53,13 +55,10 @@ import java.util.function.Function;
  * @since 0.1.0
  */
 public final class TransactionalMap<K, V> implements MapState<K, V> {
-  private final IBackingMap<K, TransactionalValue<V>> backing;
-  private final String table;
-  private final AttemptCache<K, TransactionalValue<V>> attempt = new AttemptCache<>();
+  private final TxidMapCore<K, TransactionalValue<V>> core;
 
   private TransactionalMap(IBackingMap<K, TransactionalValue<V>> backing, String table) {
-    this.backing = Objects.requireNonNull(backing, "backing");
-    this.table = Objects.requireNonNull(table, "tableName");
+    this.core = new TxidMapCore<>(backing, table, TransactionalValue::txid);
   }
 
   /**
@@ -79,8 +78,7 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    * @throws NullPointerException if {@code backing} is null
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, TransactionalValue<V>> backing) {
-    Objects.requireNonNull(backing, "backing");
-    return new Factory<>(context -> backing, "TransactionalMap over " + backing.describe());
+    return TxidMapCore.factory("TransactionalMap", StateKind.TRANSACTIONAL, backing, TransactionalMap::over);
   }
 
   /**
@@ -91,24 +89,24 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(
       Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition) {
-    Objects.requireNonNull(backingPerPartition, "backingPerPartition");
-    return new Factory<>(backingPerPartition, "TransactionalMap over a store per partition");
+    return TxidMapCore.factory("TransactionalMap", StateKind.TRANSACTIONAL, backingPerPartition,
+        TransactionalMap::over);
   }
 
   @Override
   public void beginCommit(long txid) {
-    attempt.begin(requireTxid(txid));
+    core.beginCommit(txid);
   }
 
   /** Keeps this attempt's cells: reads after the commit of the same batch still see them. */
   @Override
   public void commit(long txid) {
-    requireTxid(txid);
+    core.commit(txid);
   }
 
   @Override
   public void abort(long txid) {
-    attempt.clear();
+    core.abort();
   }
 
   /**
@@ -117,17 +115,17 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    */
   @Override
   public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-    attempt.serve(requireTxid(txid));
-    Map<K, TransactionalValue<V>> stored = attempt.readUncached(keys, backing);
+    core.serve(txid);
+    Map<K, TransactionalValue<V>> stored = core.readUncached(keys);
     Map<K, V> result = new HashMap<>(capacity(keys.size()));
     for (K key : keys) {
-      TransactionalValue<V> cell = attempt.get(key);
+      TransactionalValue<V> cell = core.cached(key);
       if (cell == null) {
         cell = stored.get(key);
         if (cell == null) {
           continue;
         }
-        checkNotAhead(key, cell, txid);
+        core.checkNotAhead(key, cell, txid);
       }
       result.put(key, cell.value());
     }
@@ -140,16 +138,15 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    */
   @Override
   public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-    attempt.serve(requireTxid(txid));
-    Map<K, TransactionalValue<V>> stored = attempt.readUncached(Objects.requireNonNull(updaters, "updaters").keySet(),
-        backing);
+    core.serve(txid);
+    Map<K, TransactionalValue<V>> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
     int n = updaters.size();
     Map<K, V> result = new HashMap<>(capacity(n));
     Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(n));
     for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
       K key = entry.getKey();
       ValueUpdater<V> updater = Objects.requireNonNull(entry.getValue(), "updater");
-      TransactionalValue<V> cell = attempt.get(key);
+      TransactionalValue<V> cell = core.cached(key);
       Optional<V> base;
       if (cell != null) {
         base = Optional.of(cell.value());
@@ -166,18 +163,15 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
               result.put(key, cell.value());
               continue;
             default:
-              throw ahead(key, cell, txid);
+              throw core.ahead(key, cell, txid);
           }
         }
       }
-      V value = updater.update(base);
-      if (value == null) {
-        throw new NullPointerException("updater returned null for key '" + key + "' of table '" + table + "'");
-      }
+      V value = core.requireUpdated(key, updater.update(base));
       result.put(key, value);
       written.put(key, new TransactionalValue<>(value, txid));
     }
-    attempt.writeThrough(written, backing);
+    core.writeThrough(written);
     return Collections.unmodifiableMap(result);
   }
 
@@ -188,91 +182,35 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    */
   @Override
   public void multiPut(long txid, Map<K, V> values) {
-    attempt.serve(requireTxid(txid));
-    Map<K, TransactionalValue<V>> stored = attempt.readUncached(Objects.requireNonNull(values, "values").keySet(),
-        backing);
+    core.serve(txid);
+    Map<K, TransactionalValue<V>> stored = core.readUncached(Objects.requireNonNull(values, "values").keySet());
     Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(values.size()));
     for (Map.Entry<K, V> entry : values.entrySet()) {
       K key = entry.getKey();
       V value = Objects.requireNonNull(entry.getValue(), "value");
-      if (attempt.get(key) == null) {
+      if (core.cached(key) == null) {
         TransactionalValue<V> cell = stored.get(key);
         if (cell != null) {
-          checkNotAhead(key, cell, txid);
+          core.checkNotAhead(key, cell, txid);
         }
       }
       written.put(key, new TransactionalValue<>(value, txid));
     }
-    attempt.writeThrough(written, backing);
+    core.writeThrough(written);
   }
 
   /** @return the wrapped store */
   public IBackingMap<K, TransactionalValue<V>> wrapped() {
-    return backing;
+    return core.backing();
   }
 
   /** @return the table named in error messages */
   public String tableName() {
-    return table;
+    return core.tableName();
   }
 
   @Override
   public String toString() {
-    return "TransactionalMap[" + table + " over " + backing.describe() + "]";
-  }
-
-  private void checkNotAhead(K key, TransactionalValue<V> cell, long txid) {
-    if (cell.txid() > txid) {
-      throw ahead(key, cell, txid);
-    }
-  }
-
-  private StateAheadException ahead(K key, TransactionalValue<V> cell, long txid) {
-    return new StateAheadException(table, key, cell.txid(), txid);
-  }
-
-  private static long requireTxid(long txid) {
-    if (txid < 1) {
-      throw new IllegalArgumentException("txid must be at least 1, was " + txid);
-    }
-    return txid;
-  }
-
-  private static int capacity(int expectedSize) {
-    return (int) (expectedSize / 0.75f) + 1;
-  }
-
-  private static final class Factory<K, V> implements StateFactory<MapState<K, V>> {
-    private final Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition;
-    private final String description;
-
-    Factory(Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition,
-        String description) {
-      this.backingPerPartition = backingPerPartition;
-      this.description = description;
-    }
-
-    @Override
-    public MapState<K, V> makeState(StateContext context) {
-      Objects.requireNonNull(context, "context");
-      IBackingMap<K, TransactionalValue<V>> backing = Objects.requireNonNull(backingPerPartition.apply(context),
-          () -> "the backing map function returned null for " + context);
-      return over(backing, context.stateName());
-    }
-
-    @Override
-    public StateKind kind() {
-      return StateKind.TRANSACTIONAL;
-    }
-
-    @Override
-    public String describe() {
-      return description;
-    }
-
-    @Override
-    public String toString() {
-      return description;
-    }
+    return core.describe("TransactionalMap");
   }
 }

@@ -3,8 +3,9 @@ package io.epochal.state.transactional;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.epochal.state.RecordingBackingMap.InjectedFailure;
+import io.epochal.state.RecordingBackingMap;
 import io.epochal.state.ValueUpdater;
-import io.epochal.state.transactional.RecordingBackingMap.InjectedFailure;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

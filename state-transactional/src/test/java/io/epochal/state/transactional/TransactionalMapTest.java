@@ -1,57 +1,72 @@
 package io.epochal.state.transactional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.errors.StateAheadException;
+import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
+import io.epochal.state.RecordingBackingMap.InjectedFailure;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.state.ValueUpdater;
-import io.epochal.state.transactional.RecordingBackingMap.InjectedFailure;
+import io.epochal.state.TxidMapTestBase;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
-class TransactionalMapTest {
-  private static final String TABLE = "counts";
+class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, TransactionalMap<String, Long>> {
 
-  private final RecordingBackingMap<String, TransactionalValue<Long>> store = new RecordingBackingMap<>();
-  private final TransactionalMap<String, Long> map = TransactionalMap.over(store, TABLE);
+  @Override
+  protected TransactionalMap<String, Long> over(IBackingMap<String, TransactionalValue<Long>> backing, String tableName) {
+    return TransactionalMap.over(backing, tableName);
+  }
 
-  private static ValueUpdater<Long> plus(long n) {
-    return stored -> stored.orElse(0L) + n;
+  @Override
+  protected IBackingMap<String, TransactionalValue<Long>> wrapped(TransactionalMap<String, Long> map) {
+    return map.wrapped();
+  }
+
+  @Override
+  protected String tableName(TransactionalMap<String, Long> map) {
+    return map.tableName();
+  }
+
+  @Override
+  protected StateFactory<MapState<String, Long>> factory(IBackingMap<String, TransactionalValue<Long>> backing) {
+    return TransactionalMap.factory(backing);
+  }
+
+  @Override
+  protected StateFactory<MapState<String, Long>> factoryPerPartition(
+      Function<? super StateContext, ? extends IBackingMap<String, TransactionalValue<Long>>> backingPerPartition) {
+    return TransactionalMap.factory(backingPerPartition);
+  }
+
+  @Override
+  protected TransactionalValue<Long> firstCell(long value, long txid) {
+    return new TransactionalValue<>(value, txid);
+  }
+
+  @Override
+  protected StateKind kind() {
+    return StateKind.TRANSACTIONAL;
+  }
+
+  @Override
+  protected String mapName() {
+    return "TransactionalMap";
   }
 
   private static TransactionalValue<Long> cell(long value, long txid) {
     return new TransactionalValue<>(value, txid);
   }
 
-  private static void assertAhead(StateAheadException e, String key, long stored, long batch) {
-    assertEquals(TABLE, e.table());
-    assertEquals(key, e.key());
-    assertEquals(stored, e.storedTxid());
-    assertEquals(batch, e.batchTxid());
-    assertTrue(e.getMessage().contains("'" + TABLE + "'") && e.getMessage().contains("'" + key + "'")
-        && e.getMessage().contains("txid " + stored) && e.getMessage().contains("txid " + batch), e.getMessage());
-  }
-
   // multiGet, cell by cell
-
-  @Test
-  void shouldReportAbsentKeyAsMissingInMultiGet() {
-    map.beginCommit(1);
-    assertEquals(Map.of(), map.multiGet(1, List.of("a")));
-  }
 
   @Test
   void shouldReadValueWrittenInThisAttemptWithoutReadingTheStore() {
@@ -245,22 +260,6 @@ class TransactionalMapTest {
   }
 
   @Test
-  void shouldDropCacheOnAbortEvenWithoutANewBeginCommit() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.abort(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
-  }
-
-  @Test
-  void shouldDropCacheOnBeginCommit() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
-  }
-
-  @Test
   void shouldNotServeCacheToACallForAnotherTxid() {
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(1)));
@@ -291,146 +290,4 @@ class TransactionalMapTest {
     assertEquals(List.of(Map.of("a", cell(1, 2), "b", cell(2, 2))), store.puts());
   }
 
-  @Test
-  void shouldMakeNoStoreReadWhenEveryKeyIsCached() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    store.forgetCalls();
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.multiPut(1, Map.of("a", 1L));
-    map.multiGet(1, List.of("a"));
-    assertEquals(List.of(), store.gets());
-  }
-
-  @Test
-  void shouldWorkWithoutBeginCommit() {
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
-    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
-  }
-
-  // results, nulls and arguments
-
-  @Test
-  void shouldReturnUnmodifiableMaps() {
-    map.beginCommit(1);
-    Map<String, Long> updated = map.multiUpdate(1, Map.of("a", plus(1)));
-    Map<String, Long> read = map.multiGet(1, List.of("a"));
-    assertThrows(UnsupportedOperationException.class, () -> updated.put("x", 1L));
-    assertThrows(UnsupportedOperationException.class, () -> read.put("x", 1L));
-  }
-
-  @Test
-  void shouldRejectNullArguments() {
-    assertEquals("keys", assertThrows(NullPointerException.class, () -> map.multiGet(1, null)).getMessage());
-    assertEquals("updaters", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, null)).getMessage());
-    assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(1, null)).getMessage());
-  }
-
-  @Test
-  void shouldRejectNullKeysBeforeTouchingTheStore() {
-    Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
-    updaters.put(null, plus(1));
-    Map<String, Long> values = new HashMap<>();
-    values.put(null, 1L);
-    assertEquals("key", assertThrows(NullPointerException.class,
-        () -> map.multiGet(1, Arrays.asList("a", null))).getMessage());
-    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
-    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
-    assertEquals(List.of(), store.gets());
-    assertEquals(List.of(), store.puts());
-  }
-
-  @Test
-  void shouldRejectNullUpdaterAndNullValueWritingNothing() {
-    Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
-    updaters.put("a", null);
-    Map<String, Long> values = new HashMap<>();
-    values.put("a", null);
-    assertEquals("updater", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
-    assertEquals("value", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
-    assertEquals(List.of(), store.puts());
-  }
-
-  @Test
-  void shouldRejectUpdaterReturningNullNamingKeyAndTable() {
-    NullPointerException e = assertThrows(NullPointerException.class,
-        () -> map.multiUpdate(1, Map.of("a", stored -> null)));
-    assertEquals("updater returned null for key 'a' of table 'counts'", e.getMessage());
-    assertEquals(List.of(), store.puts());
-  }
-
-  @Test
-  void shouldRejectTxidBelowOne() {
-    assertThrows(IllegalArgumentException.class, () -> map.beginCommit(0));
-    assertThrows(IllegalArgumentException.class, () -> map.multiGet(0, List.of("a")));
-    assertThrows(IllegalArgumentException.class, () -> map.multiUpdate(-1, Map.of("a", plus(1))));
-    assertThrows(IllegalArgumentException.class, () -> map.multiPut(0, Map.of("a", 1L)));
-  }
-
-  @Test
-  void shouldRejectNullStoreOrTableName() {
-    assertThrows(NullPointerException.class, () -> TransactionalMap.over(null, TABLE));
-    assertThrows(NullPointerException.class, () -> TransactionalMap.over(store, null));
-  }
-
-  @Test
-  void shouldExposeWrappedStoreAndTable() {
-    assertSame(store, map.wrapped());
-    assertEquals(TABLE, map.tableName());
-    assertEquals("TransactionalMap[counts over recording-store]", map.toString());
-  }
-
-  // factories
-
-  @Test
-  void shouldMakeTransactionalMapsOverOneStoreNamedAfterTheState() {
-    StateFactory<MapState<String, Long>> factory = TransactionalMap.factory(store);
-    assertEquals(StateKind.TRANSACTIONAL, factory.kind());
-    assertEquals("TransactionalMap over recording-store", factory.describe());
-    MapState<String, Long> p0 = factory.makeState(new StateContext("wc", "word-counts", 0, 2));
-    MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "word-counts", 1, 2));
-    p0.multiUpdate(1, Map.of("a", plus(1)));
-    p1.multiUpdate(1, Map.of("b", plus(1)));
-    assertEquals(Set.of("a", "b"), store.cells().keySet());
-    store.seed("c", cell(1, 5));
-    StateAheadException e = assertThrows(StateAheadException.class, () -> p1.multiGet(2, List.of("c")));
-    assertEquals("word-counts", e.table());
-  }
-
-  @Test
-  void shouldMakeOneMapPerPartitionOverTheStoreTheFunctionGives() {
-    List<RecordingBackingMap<String, TransactionalValue<Long>>> stores =
-        List.of(new RecordingBackingMap<>(), new RecordingBackingMap<>());
-    StateFactory<MapState<String, Long>> factory =
-        TransactionalMap.factory(context -> stores.get(context.partitionIndex()));
-    assertEquals(StateKind.TRANSACTIONAL, factory.kind());
-    assertTrue(factory.describe().startsWith("TransactionalMap over"), factory.describe());
-    factory.makeState(new StateContext("wc", "words", 1, 2)).multiUpdate(1, Map.of("a", plus(1)));
-    assertEquals(Map.of(), stores.get(0).cells());
-    assertEquals(Map.of("a", cell(1, 1)), stores.get(1).cells());
-  }
-
-  @Test
-  void shouldRejectNullFromTheStoreFunction() {
-    StateFactory<MapState<String, Long>> factory = TransactionalMap.factory(context -> null);
-    NullPointerException e = assertThrows(NullPointerException.class,
-        () -> factory.makeState(new StateContext("wc", "words", 0, 1)));
-    assertTrue(e.getMessage().contains("words"), e.getMessage());
-    assertThrows(NullPointerException.class,
-        () -> TransactionalMap.factory((RecordingBackingMap<String, TransactionalValue<Long>>) null));
-  }
-
-  /** A map iterating in the given order (so "the key before the ahead key" is well defined). */
-  private static <V> Map<String, V> ordered(String k1, V v1, String k2, V v2) {
-    Map<String, V> map = new LinkedHashMap<>();
-    map.put(k1, v1);
-    map.put(k2, v2);
-    return map;
-  }
-
-  private static <V> Map<String, V> ordered(String k1, V v1, String k2, V v2, String k3, V v3) {
-    Map<String, V> map = ordered(k1, v1, k2, v2);
-    map.put(k3, v3);
-    return map;
-  }
 }

@@ -20,6 +20,7 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
+import io.epochal.store.table.internal.StagedTransaction;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -161,7 +161,8 @@ public final class RocksDbTableStore implements TableStore {
   private final HashMap<ByteKey, Long> lastWrite = new HashMap<>(); // guarded by conflicts
   private long commitsSincePrune; // guarded by conflicts
   private int pruneAtSize = 4 * PRUNE_EVERY; // guarded by conflicts
-  private final TreeMap<Long, Integer> active = new TreeMap<>(); // guarded by conflicts
+  /** The transactions open now, by the commit number they began after. Guarded by conflicts. */
+  private final StagedTransaction.OpenTransactions active = new StagedTransaction.OpenTransactions();
 
   private RocksDbTableStore(Builder b) {
     this.dir = b.dir;
@@ -389,7 +390,7 @@ public final class RocksDbTableStore implements TableStore {
       long begin;
       synchronized (conflicts) {
         begin = commitSeq;
-        active.merge(begin, 1, Integer::sum);
+        active.opened(begin);
       }
       return new Tx(begin, lease);
     } finally {
@@ -619,7 +620,7 @@ public final class RocksDbTableStore implements TableStore {
 
   private void finished(long begin) {
     synchronized (conflicts) {
-      active.computeIfPresent(begin, (k, n) -> n == 1 ? null : n - 1);
+      active.finished(begin);
     }
   }
 
@@ -634,7 +635,7 @@ public final class RocksDbTableStore implements TableStore {
       return;
     }
     commitsSincePrune = 0;
-    long horizon = active.isEmpty() ? commitSeq : active.firstKey();
+    long horizon = active.horizon(commitSeq);
     lastWrite.values().removeIf(seq -> seq <= horizon);
     pruneAtSize = Math.max(4 * PRUNE_EVERY, 2 * lastWrite.size());
   }
@@ -701,22 +702,12 @@ public final class RocksDbTableStore implements TableStore {
   private record Write(TableKey key, byte[] value) {
   }
 
-  private final class Tx implements StoreTransaction {
+  private final class Tx extends StagedTransaction<Handle, ByteKey, Write> {
     private final long begin;
-    private final Lease lease;
-    /** Writes per table path, in first-write order; guarded by {@code this}. */
-    private final LinkedHashMap<String, LinkedHashMap<ByteKey, Write>> writes = new LinkedHashMap<>();
-    private final Map<String, Handle> writtenTables = new HashMap<>(); // guarded by this
-    private boolean over; // guarded by this
 
     Tx(long begin, Lease lease) {
+      super(lease);
       this.begin = begin;
-      this.lease = lease;
-    }
-
-    @Override
-    public Optional<Lease> lease() {
-      return Optional.ofNullable(lease);
     }
 
     @Override
@@ -729,7 +720,7 @@ public final class RocksDbTableStore implements TableStore {
       }
       List<byte[]> encoded = new ArrayList<>(keys.size());
       for (TableKey key : keys) {
-        checkKey(h, key);
+        checkKey(h.schema, key);
         encoded.add(h.encodeKey(key));
       }
       List<byte[]> values;
@@ -777,7 +768,7 @@ public final class RocksDbTableStore implements TableStore {
     public void upsert(Table table, Row row) {
       Objects.requireNonNull(row, "row");
       Handle h = handleOf(table);
-      checkKey(h, row.key());
+      checkKey(h.schema, row.key());
       byte[] value = ValueEncoding.encode(h.valueKinds, row.values());
       stage(h, row.key(), value);
     }
@@ -786,25 +777,18 @@ public final class RocksDbTableStore implements TableStore {
     public void delete(Table table, TableKey key) {
       Objects.requireNonNull(key, "key");
       Handle h = handleOf(table);
-      checkKey(h, key);
+      checkKey(h.schema, key);
       stage(h, key, null);
     }
 
     private void stage(Handle h, TableKey key, byte[] value) {
       ByteKey k = new ByteKey(h.schema.path(), h.encodeKey(key));
-      synchronized (this) {
-        checkNotOver();
-        writtenTables.putIfAbsent(h.schema.path(), h);
-        writes.computeIfAbsent(h.schema.path(), p -> new LinkedHashMap<>()).put(k, new Write(key, value));
-      }
+      stage(h.schema.path(), h, k, new Write(key, value));
     }
 
     @Override
     public void commit() {
-      synchronized (this) {
-        checkNotOver();
-        over = true;
-      }
+      endForCommit();
       try {
         life.readLock().lock();
         try {
@@ -817,12 +801,14 @@ public final class RocksDbTableStore implements TableStore {
           life.readLock().unlock();
         }
       } finally {
-        finished(begin);
+        finished();
       }
     }
 
     /** The commit critical section: runs under the directory's lock (in this JVM and across processes). */
     private void commitLocked() {
+      Lease lease = leaseOrNull();
+      LinkedHashMap<String, LinkedHashMap<ByteKey, Write>> writes = writes();
       if (lease != null) {
         LeaseFile.Lease current = leases.current(lease.name());
         if (current.generation() != lease.generation()) {
@@ -849,7 +835,7 @@ public final class RocksDbTableStore implements TableStore {
         try (WriteBatch batch = new WriteBatch()) {
           for (Map.Entry<String, LinkedHashMap<ByteKey, Write>> e : writes.entrySet()) {
             hook.beforeTableWrite(e.getKey());
-            ColumnFamilyHandle cf = writtenTables.get(e.getKey()).cf;
+            ColumnFamilyHandle cf = table(e.getKey()).cf;
             for (Map.Entry<ByteKey, Write> w : e.getValue().entrySet()) {
               if (w.getValue().value() == null) {
                 batch.delete(cf, w.getKey().bytes());
@@ -872,7 +858,7 @@ public final class RocksDbTableStore implements TableStore {
 
     private void recordWrites() {
       long seq = ++commitSeq;
-      for (LinkedHashMap<ByteKey, Write> table : writes.values()) {
+      for (LinkedHashMap<ByteKey, Write> table : writes().values()) {
         for (ByteKey k : table.keySet()) {
           lastWrite.put(k, seq);
         }
@@ -881,37 +867,13 @@ public final class RocksDbTableStore implements TableStore {
     }
 
     @Override
-    public void abort() {
-      synchronized (this) {
-        if (over) {
-          return;
-        }
-        over = true;
-        writes.clear();
-      }
-      finished(begin);
-    }
-
-    @Override
-    public void close() {
-      abort();
-    }
-
-    private synchronized void checkNotOver() {
-      if (over) {
-        throw new IllegalStateException("the transaction is over (committed, failed or aborted)");
-      }
-    }
-
-    private void checkKey(Handle h, TableKey key) {
-      Objects.requireNonNull(key, "key");
-      if (!key.schema().equals(h.schema)) {
-        throw new IllegalArgumentException("key " + key + " does not match the schema of table " + h.schema.path());
-      }
+    protected void finished() {
+      RocksDbTableStore.this.finished(begin);
     }
 
     @Override
     public String toString() {
+      Lease lease = leaseOrNull();
       return "RocksDB transaction begun after commit #" + begin + (lease == null ? "" : " under " + lease)
           + " in " + dir;
     }

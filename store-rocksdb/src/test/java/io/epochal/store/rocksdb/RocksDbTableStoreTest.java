@@ -20,7 +20,7 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.table.TableStoreContract;
+import io.epochal.testkit.store.TableStoreContract;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -16,7 +16,7 @@ import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.table.TableStoreContract;
+import io.epochal.testkit.store.TableStoreContract;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;

@@ -47,8 +47,8 @@ public final class InMemoryTableStore implements TableStore {
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final Map<String, MemTable> tables = new HashMap<>();
   private final Map<String, Lease> leases = new HashMap<>();
-  /** Start timestamps of open transactions, with counts (for tombstone pruning). Guarded by {@code activeLock}. */
-  private final TreeMap<Long, Integer> active = new TreeMap<>();
+  /** Start timestamps of open transactions (for tombstone pruning). Guarded by {@code activeLock}. */
+  private final StagedTransaction.OpenTransactions active = new StagedTransaction.OpenTransactions();
   private final Object activeLock = new Object();
   private long clock;
   private long commitsSincePrune;
@@ -160,7 +160,7 @@ public final class InMemoryTableStore implements TableStore {
       }
       long start = clock;
       synchronized (activeLock) {
-        active.merge(start, 1, Integer::sum);
+        active.opened(start);
       }
       return new Tx(start, lease);
     } finally {
@@ -205,7 +205,7 @@ public final class InMemoryTableStore implements TableStore {
 
   private void finished(long start) {
     synchronized (activeLock) {
-      active.computeIfPresent(start, (k, n) -> n == 1 ? null : n - 1);
+      active.finished(start);
     }
   }
 
@@ -217,7 +217,7 @@ public final class InMemoryTableStore implements TableStore {
     commitsSincePrune = 0;
     long horizon;
     synchronized (activeLock) {
-      horizon = active.isEmpty() ? clock : active.firstKey();
+      horizon = active.horizon(clock);
     }
     for (MemTable t : tables.values()) {
       for (Iterator<Version> it = t.rows.values().iterator(); it.hasNext();) {
@@ -229,22 +229,13 @@ public final class InMemoryTableStore implements TableStore {
     }
   }
 
-  private final class Tx implements StoreTransaction {
+  /** Staged writes: the rows to upsert, a null row for a delete. */
+  private final class Tx extends StagedTransaction<Handle, TableKey, Row> {
     private final long start;
-    private final Lease lease;
-    /** Writes per table path, in first-write order; a null row is a delete. Guarded by {@code this}. */
-    private final LinkedHashMap<String, LinkedHashMap<TableKey, Row>> writes = new LinkedHashMap<>();
-    private final Map<String, Handle> handles = new HashMap<>();
-    private boolean over;
 
     Tx(long start, Lease lease) {
+      super(lease);
       this.start = start;
-      this.lease = lease;
-    }
-
-    @Override
-    public Optional<Lease> lease() {
-      return Optional.ofNullable(lease);
     }
 
     @Override
@@ -257,7 +248,7 @@ public final class InMemoryTableStore implements TableStore {
         MemTable t = tableOf(table);
         List<Optional<Row>> out = new ArrayList<>(keys.size());
         for (TableKey key : keys) {
-          checkKey(t, key);
+          checkKey(t.schema, key);
           Version v = t.rows.get(key);
           out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
         }
@@ -307,19 +298,14 @@ public final class InMemoryTableStore implements TableStore {
         throw new IllegalArgumentException((row == null ? "key " + key : "row " + row) + " does not match the schema "
             + "of table " + h.schema.path());
       }
-      synchronized (this) {
-        checkNotOver();
-        handles.putIfAbsent(h.schema.path(), h);
-        writes.computeIfAbsent(h.schema.path(), p -> new LinkedHashMap<>()).put(key, row);
-      }
+      stage(h.schema.path(), h, key, row);
     }
 
     @Override
     public void commit() {
-      synchronized (this) {
-        checkNotOver();
-        over = true;
-      }
+      endForCommit();
+      Lease lease = leaseOrNull();
+      Map<String, LinkedHashMap<TableKey, Row>> writes = writes();
       lock.writeLock().lock();
       try {
         checkOpen();
@@ -332,7 +318,7 @@ public final class InMemoryTableStore implements TableStore {
         }
         Map<String, MemTable> targets = new LinkedHashMap<>();
         for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
-          MemTable t = tableOf(handles.get(e.getKey()));
+          MemTable t = tableOf(table(e.getKey()));
           targets.put(e.getKey(), t);
           for (TableKey key : e.getValue().keySet()) {
             Version v = t.rows.get(key);
@@ -364,7 +350,7 @@ public final class InMemoryTableStore implements TableStore {
         maybePrune();
       } finally {
         lock.writeLock().unlock();
-        finished(start);
+        finished();
       }
     }
 
@@ -373,37 +359,13 @@ public final class InMemoryTableStore implements TableStore {
     }
 
     @Override
-    public void abort() {
-      synchronized (this) {
-        if (over) {
-          return;
-        }
-        over = true;
-        writes.clear();
-      }
-      finished(start);
-    }
-
-    @Override
-    public void close() {
-      abort();
-    }
-
-    private synchronized void checkNotOver() {
-      if (over) {
-        throw new IllegalStateException("the transaction is over (committed, failed or aborted)");
-      }
-    }
-
-    private void checkKey(MemTable t, TableKey key) {
-      Objects.requireNonNull(key, "key");
-      if (!key.schema().equals(t.schema)) {
-        throw new IllegalArgumentException("key " + key + " does not match the schema of table " + t.schema.path());
-      }
+    protected void finished() {
+      InMemoryTableStore.this.finished(start);
     }
 
     @Override
     public String toString() {
+      Lease lease = leaseOrNull();
       return "in-memory transaction started at " + start + (lease == null ? "" : " under " + lease);
     }
   }
