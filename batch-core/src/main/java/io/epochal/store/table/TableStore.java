@@ -6,7 +6,7 @@ import java.util.Optional;
  * A store of sorted tables modelled on YTsaurus sorted dynamic tables: tables with a {@link TableSchema}, read and
  * written through {@link StoreTransaction}s, plus leases for fencing stale writers. Implementations: the in-memory
  * store ({@link TableStores#inMemory()}), RocksDB ({@code store-rocksdb}) and YTsaurus ({@code store-ytsaurus}); the
- * abstract {@code TableStoreContract} in the batch-core test-jar checks any of them.
+ * abstract {@code io.epochal.testkit.store.TableStoreContract} in {@code epochal-testkit} checks any of them.
  *
  * <p><b>Atomicity.</b> The unit is the store transaction: its {@link StoreTransaction#commit()} applies every write of
  * every table of the transaction at once, or nothing, when {@link StoreCapabilities#atomicMultiTableCommit()} holds;

@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.epochal.errors.StateAheadException;
-import io.epochal.state.IBackingMap;
-import io.epochal.state.MapState;
 import io.epochal.state.RecordingBackingMap.InjectedFailure;
-import io.epochal.state.StateContext;
-import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.TxidMapTestBase;
 import io.epochal.state.ValueUpdater;
@@ -17,50 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class OpaqueMapTest extends TxidMapTestBase<OpaqueValue<Long>, OpaqueMap<String, Long>> {
 
-  @Override
-  protected OpaqueMap<String, Long> over(IBackingMap<String, OpaqueValue<Long>> backing, String tableName) {
-    return OpaqueMap.over(backing, tableName);
-  }
-
-  @Override
-  protected IBackingMap<String, OpaqueValue<Long>> wrapped(OpaqueMap<String, Long> map) {
-    return map.wrapped();
-  }
-
-  @Override
-  protected String tableName(OpaqueMap<String, Long> map) {
-    return map.tableName();
-  }
-
-  @Override
-  protected StateFactory<MapState<String, Long>> factory(IBackingMap<String, OpaqueValue<Long>> backing) {
-    return OpaqueMap.factory(backing);
-  }
-
-  @Override
-  protected StateFactory<MapState<String, Long>> factoryPerPartition(
-      Function<? super StateContext, ? extends IBackingMap<String, OpaqueValue<Long>>> backingPerPartition) {
-    return OpaqueMap.factory(backingPerPartition);
-  }
-
-  @Override
-  protected OpaqueValue<Long> firstCell(long value, long txid) {
-    return OpaqueValue.first(value, txid);
-  }
-
-  @Override
-  protected StateKind kind() {
-    return StateKind.OPAQUE;
-  }
-
-  @Override
-  protected String mapName() {
-    return "OpaqueMap";
+  OpaqueMapTest() {
+    super("OpaqueMap", StateKind.OPAQUE, OpaqueMap::over, OpaqueMap::wrapped, OpaqueMap::tableName, OpaqueMap::factory,
+        OpaqueMap::factory, OpaqueValue::first);
   }
 
   private static ValueUpdater<Long> recordingPlus(long n, List<Optional<Long>> seen) {

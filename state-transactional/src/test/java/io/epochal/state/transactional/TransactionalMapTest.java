@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.epochal.errors.StateAheadException;
-import io.epochal.state.IBackingMap;
-import io.epochal.state.MapState;
 import io.epochal.state.RecordingBackingMap.InjectedFailure;
-import io.epochal.state.StateContext;
-import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.TxidMapTestBase;
 import java.util.ArrayList;
@@ -16,50 +12,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, TransactionalMap<String, Long>> {
 
-  @Override
-  protected TransactionalMap<String, Long> over(IBackingMap<String, TransactionalValue<Long>> backing, String tableName) {
-    return TransactionalMap.over(backing, tableName);
-  }
-
-  @Override
-  protected IBackingMap<String, TransactionalValue<Long>> wrapped(TransactionalMap<String, Long> map) {
-    return map.wrapped();
-  }
-
-  @Override
-  protected String tableName(TransactionalMap<String, Long> map) {
-    return map.tableName();
-  }
-
-  @Override
-  protected StateFactory<MapState<String, Long>> factory(IBackingMap<String, TransactionalValue<Long>> backing) {
-    return TransactionalMap.factory(backing);
-  }
-
-  @Override
-  protected StateFactory<MapState<String, Long>> factoryPerPartition(
-      Function<? super StateContext, ? extends IBackingMap<String, TransactionalValue<Long>>> backingPerPartition) {
-    return TransactionalMap.factory(backingPerPartition);
-  }
-
-  @Override
-  protected TransactionalValue<Long> firstCell(long value, long txid) {
-    return new TransactionalValue<>(value, txid);
-  }
-
-  @Override
-  protected StateKind kind() {
-    return StateKind.TRANSACTIONAL;
-  }
-
-  @Override
-  protected String mapName() {
-    return "TransactionalMap";
+  TransactionalMapTest() {
+    super("TransactionalMap", StateKind.TRANSACTIONAL, TransactionalMap::over, TransactionalMap::wrapped,
+        TransactionalMap::tableName, TransactionalMap::factory, TransactionalMap::factory, TransactionalValue::new);
   }
 
   private static TransactionalValue<Long> cell(long value, long txid) {

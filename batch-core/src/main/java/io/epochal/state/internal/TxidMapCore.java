@@ -1,0 +1,216 @@
+package io.epochal.state.internal;
+
+import io.epochal.errors.StateAheadException;
+import io.epochal.state.IBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateFactory;
+import io.epochal.state.StateKind;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+/**
+ * What a txid-carrying map state ({@code TransactionalMap}, {@code OpaqueMap}) does apart from its txid rule: it holds
+ * the backing map and the table named in errors, runs the {@link AttemptCache} through the state lifecycle, checks
+ * txids and what updaters return, builds the "state ahead" error, and makes the map's {@link StateFactory}s. The map
+ * itself keeps only the rule that turns a stored or cached cell into a value and a new cell.
+ *
+ * <p>Use, for batch {@code t}: {@link #beginCommit}, {@link #commit} and {@link #abort} from the state's own
+ * lifecycle methods; in every call, {@link #serve(long)} first (it checks {@code t}), then
+ * {@link #readUncached(Collection)} once, {@link #cached(Object)} per key, and {@link #writeThrough(Map)} once with
+ * the new cells.
+ *
+ * <p>Internal: not an API. Not thread-safe: owned by one state partition, used by one thread at a time.
+ *
+ * @param <K> the key type
+ * @param <C> the stored cell type
+ * @since 0.1.0
+ */
+public final class TxidMapCore<K, C> {
+  private final IBackingMap<K, C> backing;
+  private final String table;
+  private final ToLongFunction<? super C> txidOf;
+  private final AttemptCache<K, C> attempt = new AttemptCache<>();
+
+  /**
+   * @param backing the store of cells
+   * @param tableName the table named in error messages
+   * @param txidOf the txid a cell was written for
+   * @throws NullPointerException if {@code backing} or {@code tableName} is null
+   */
+  public TxidMapCore(IBackingMap<K, C> backing, String tableName, ToLongFunction<? super C> txidOf) {
+    this.backing = Objects.requireNonNull(backing, "backing");
+    this.table = Objects.requireNonNull(tableName, "tableName");
+    this.txidOf = txidOf;
+  }
+
+  /** @return the store of cells */
+  public IBackingMap<K, C> backing() {
+    return backing;
+  }
+
+  /** @return the table named in error messages */
+  public String tableName() {
+    return table;
+  }
+
+  /** {@code beginCommit(txid)}: starts a new attempt of the batch (drops the cache). */
+  public void beginCommit(long txid) {
+    attempt.begin(requireTxid(txid));
+  }
+
+  /** {@code commit(txid)}: keeps the attempt's cells, so reads after the commit of the same batch still see them. */
+  public void commit(long txid) {
+    requireTxid(txid);
+  }
+
+  /** {@code abort(txid)}: drops the attempt's cells. */
+  public void abort() {
+    attempt.clear();
+  }
+
+  /**
+   * Starts a call of batch {@code txid}: checks it, and drops the cached cells if they were written for another
+   * batch.
+   *
+   * @throws IllegalArgumentException if {@code txid} is below 1
+   */
+  public void serve(long txid) {
+    attempt.serve(requireTxid(txid));
+  }
+
+  /**
+   * The stored cells of the keys not cached in this attempt, in at most one {@code multiGet} of the backing map.
+   *
+   * @throws NullPointerException if {@code keys} (message {@code keys}) or one of them (message {@code key}) is null
+   */
+  public Map<K, C> readUncached(Collection<? extends K> keys) {
+    return attempt.readUncached(keys, backing);
+  }
+
+  /** @return the cell written for {@code key} in this attempt, or {@code null} */
+  public C cached(K key) {
+    return attempt.get(key);
+  }
+
+  /** Writes the new cells in one {@code multiPut} (none if empty) and caches them once the store accepted them. */
+  public void writeThrough(Map<K, C> written) {
+    attempt.writeThrough(written, backing);
+  }
+
+  /**
+   * @throws StateAheadException naming the table, the key and both txids if {@code stored} was written for a batch
+   *     after {@code txid}
+   */
+  public void checkNotAhead(K key, C stored, long txid) {
+    if (txidOf.applyAsLong(stored) > txid) {
+      throw ahead(key, stored, txid);
+    }
+  }
+
+  /** @return the error for a {@code stored} cell written for a batch after {@code txid} */
+  public StateAheadException ahead(K key, C stored, long txid) {
+    return new StateAheadException(table, key, txidOf.applyAsLong(stored), txid);
+  }
+
+  /**
+   * @return {@code value}, what the updater of {@code key} returned
+   * @throws NullPointerException naming the key and the table if {@code value} is null
+   */
+  public <V> V requireUpdated(K key, V value) {
+    if (value == null) {
+      throw new NullPointerException("updater returned null for key '" + key + "' of table '" + table + "'");
+    }
+    return value;
+  }
+
+  /** @return {@code mapName[table over store]}, the map's {@code toString()} */
+  public String describe(String mapName) {
+    return mapName + "[" + table + " over " + backing.describe() + "]";
+  }
+
+  /**
+   * @return {@code txid}
+   * @throws IllegalArgumentException if {@code txid} is below 1
+   */
+  public static long requireTxid(long txid) {
+    if (txid < 1) {
+      throw new IllegalArgumentException("txid must be at least 1, was " + txid);
+    }
+    return txid;
+  }
+
+  /** @return the initial capacity of a {@code HashMap} that holds {@code expectedSize} entries without resizing */
+  public static int capacity(int expectedSize) {
+    return (int) (expectedSize / 0.75f) + 1;
+  }
+
+  /**
+   * A factory making one map per partition over the same store, described as {@code mapName over <store>}; the
+   * table name is the state's name.
+   *
+   * @param over makes the map over a store and a table name
+   * @throws NullPointerException if {@code backing} is null
+   */
+  public static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,
+      IBackingMap<K, C> backing, BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over) {
+    Objects.requireNonNull(backing, "backing");
+    return new Factory<>(context -> backing, over, kind, mapName + " over " + backing.describe());
+  }
+
+  /**
+   * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
+   * partition's context (a null store fails {@code makeState} naming the context); the table name is the state's name.
+   *
+   * @param over makes the map over a store and a table name
+   * @throws NullPointerException if {@code backingPerPartition} is null
+   */
+  public static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,
+      Function<? super StateContext, ? extends IBackingMap<K, C>> backingPerPartition,
+      BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over) {
+    Objects.requireNonNull(backingPerPartition, "backingPerPartition");
+    return new Factory<>(backingPerPartition, over, kind, mapName + " over a store per partition");
+  }
+
+  private static final class Factory<K, V, C> implements StateFactory<MapState<K, V>> {
+    private final Function<? super StateContext, ? extends IBackingMap<K, C>> backingPerPartition;
+    private final BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over;
+    private final StateKind kind;
+    private final String description;
+
+    Factory(Function<? super StateContext, ? extends IBackingMap<K, C>> backingPerPartition,
+        BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over, StateKind kind, String description) {
+      this.backingPerPartition = backingPerPartition;
+      this.over = over;
+      this.kind = kind;
+      this.description = description;
+    }
+
+    @Override
+    public MapState<K, V> makeState(StateContext context) {
+      Objects.requireNonNull(context, "context");
+      IBackingMap<K, C> backing = Objects.requireNonNull(backingPerPartition.apply(context),
+          () -> "the backing map function returned null for " + context);
+      return over.apply(backing, context.stateName());
+    }
+
+    @Override
+    public StateKind kind() {
+      return kind;
+    }
+
+    @Override
+    public String describe() {
+      return description;
+    }
+
+    @Override
+    public String toString() {
+      return description;
+    }
+  }
+}

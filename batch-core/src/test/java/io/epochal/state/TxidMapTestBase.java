@@ -1,0 +1,257 @@
+package io.epochal.state;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.errors.StateAheadException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tests that {@code TransactionalMapTest} and {@code OpaqueMapTest} share, because both maps behave the same
+ * there whatever their txid rule: the per-attempt cache's lifecycle where no stored txid is involved, the number of
+ * store calls, results, nulls and arguments, the wrapped store and table, and the factories. A subclass adds the
+ * tests of its own rule and gives the base, through its constructor, the map class's methods and its first cell.
+ * Shared through the batch-core test-jar.
+ *
+ * @param <C> the stored cell type
+ * @param <M> the map type
+ */
+public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
+  protected static final String TABLE = "counts";
+
+  /** Makes the cell that the first write of {@code value} to a key stores for batch {@code txid}. */
+  @FunctionalInterface
+  protected interface FirstCell<C> {
+    C of(long value, long txid);
+  }
+
+  private final String mapName;
+  private final StateKind kind;
+  private final BiFunction<IBackingMap<String, C>, String, M> over;
+  private final Function<M, IBackingMap<String, C>> wrapped;
+  private final Function<M, String> tableName;
+  private final Function<IBackingMap<String, C>, StateFactory<MapState<String, Long>>> factory;
+  private final Function<Function<StateContext, IBackingMap<String, C>>, StateFactory<MapState<String, Long>>>
+      factoryPerPartition;
+  private final FirstCell<C> firstCell;
+
+  protected final RecordingBackingMap<String, C> store = new RecordingBackingMap<>();
+  protected final M map;
+
+  /**
+   * @param mapName the map's class name, which starts its {@code toString()} and its factories' descriptions
+   * @param kind the kind its factories declare
+   * @param over the map class's {@code over(backing, tableName)}
+   * @param wrapped the map's {@code wrapped()}
+   * @param tableName the map's {@code tableName()}
+   * @param factory the map class's {@code factory(IBackingMap)}
+   * @param factoryPerPartition the map class's {@code factory(Function)}
+   * @param firstCell the cell a first write stores
+   */
+  protected TxidMapTestBase(String mapName, StateKind kind, BiFunction<IBackingMap<String, C>, String, M> over,
+      Function<M, IBackingMap<String, C>> wrapped, Function<M, String> tableName,
+      Function<IBackingMap<String, C>, StateFactory<MapState<String, Long>>> factory,
+      Function<Function<StateContext, IBackingMap<String, C>>, StateFactory<MapState<String, Long>>>
+          factoryPerPartition,
+      FirstCell<C> firstCell) {
+    this.mapName = mapName;
+    this.kind = kind;
+    this.over = over;
+    this.wrapped = wrapped;
+    this.tableName = tableName;
+    this.factory = factory;
+    this.factoryPerPartition = factoryPerPartition;
+    this.firstCell = firstCell;
+    this.map = over.apply(store, TABLE);
+  }
+
+  protected static ValueUpdater<Long> plus(long n) {
+    return stored -> stored.orElse(0L) + n;
+  }
+
+  protected static void assertAhead(StateAheadException e, String key, long stored, long batch) {
+    assertEquals(TABLE, e.table());
+    assertEquals(key, e.key());
+    assertEquals(stored, e.storedTxid());
+    assertEquals(batch, e.batchTxid());
+    assertTrue(e.getMessage().contains("'" + TABLE + "'") && e.getMessage().contains("'" + key + "'")
+        && e.getMessage().contains("txid " + stored) && e.getMessage().contains("txid " + batch), e.getMessage());
+  }
+
+  /** A map iterating in the given order (so "the key before the ahead key" is well defined). */
+  protected static <V> Map<String, V> ordered(String k1, V v1, String k2, V v2) {
+    Map<String, V> map = new LinkedHashMap<>();
+    map.put(k1, v1);
+    map.put(k2, v2);
+    return map;
+  }
+
+  protected static <V> Map<String, V> ordered(String k1, V v1, String k2, V v2, String k3, V v3) {
+    Map<String, V> map = ordered(k1, v1, k2, v2);
+    map.put(k3, v3);
+    return map;
+  }
+
+  // multiGet
+
+  @Test
+  public void shouldReportAbsentKeyAsMissingInMultiGet() {
+    map.beginCommit(1);
+    assertEquals(Map.of(), map.multiGet(1, List.of("a")));
+  }
+
+  // the per-attempt cache's lifecycle
+
+  @Test
+  public void shouldDropCacheOnAbortEvenWithoutANewBeginCommit() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.abort(1);
+    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+  }
+
+  @Test
+  public void shouldDropCacheOnBeginCommit() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.beginCommit(1);
+    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+  }
+
+  @Test
+  public void shouldMakeNoStoreReadWhenEveryKeyIsCached() {
+    map.beginCommit(1);
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    store.forgetCalls();
+    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.multiPut(1, Map.of("a", 1L));
+    map.multiGet(1, List.of("a"));
+    assertEquals(List.of(), store.gets());
+  }
+
+  @Test
+  public void shouldWorkWithoutBeginCommit() {
+    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
+  }
+
+  // results, nulls and arguments
+
+  @Test
+  public void shouldReturnUnmodifiableMaps() {
+    map.beginCommit(1);
+    Map<String, Long> updated = map.multiUpdate(1, Map.of("a", plus(1)));
+    Map<String, Long> read = map.multiGet(1, List.of("a"));
+    assertThrows(UnsupportedOperationException.class, () -> updated.put("x", 1L));
+    assertThrows(UnsupportedOperationException.class, () -> read.put("x", 1L));
+  }
+
+  @Test
+  public void shouldRejectNullArguments() {
+    assertEquals("keys", assertThrows(NullPointerException.class, () -> map.multiGet(1, null)).getMessage());
+    assertEquals("updaters", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, null)).getMessage());
+    assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(1, null)).getMessage());
+  }
+
+  @Test
+  public void shouldRejectNullKeysBeforeTouchingTheStore() {
+    Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
+    updaters.put(null, plus(1));
+    Map<String, Long> values = new HashMap<>();
+    values.put(null, 1L);
+    assertEquals("key", assertThrows(NullPointerException.class,
+        () -> map.multiGet(1, Arrays.asList("a", null))).getMessage());
+    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
+    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
+    assertEquals(List.of(), store.gets());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  public void shouldRejectNullUpdaterAndNullValueWritingNothing() {
+    Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
+    updaters.put("a", null);
+    Map<String, Long> values = new HashMap<>();
+    values.put("a", null);
+    assertEquals("updater", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
+    assertEquals("value", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  public void shouldRejectUpdaterReturningNullNamingKeyAndTable() {
+    NullPointerException e = assertThrows(NullPointerException.class,
+        () -> map.multiUpdate(1, Map.of("a", stored -> null)));
+    assertEquals("updater returned null for key 'a' of table 'counts'", e.getMessage());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  public void shouldRejectTxidBelowOne() {
+    assertThrows(IllegalArgumentException.class, () -> map.beginCommit(0));
+    assertThrows(IllegalArgumentException.class, () -> map.multiGet(0, List.of("a")));
+    assertThrows(IllegalArgumentException.class, () -> map.multiUpdate(-1, Map.of("a", plus(1))));
+    assertThrows(IllegalArgumentException.class, () -> map.multiPut(0, Map.of("a", 1L)));
+  }
+
+  @Test
+  public void shouldRejectNullStoreOrTableName() {
+    assertThrows(NullPointerException.class, () -> over.apply(null, TABLE));
+    assertThrows(NullPointerException.class, () -> over.apply(store, null));
+  }
+
+  @Test
+  public void shouldExposeWrappedStoreAndTable() {
+    assertSame(store, wrapped.apply(map));
+    assertEquals(TABLE, tableName.apply(map));
+    assertEquals(mapName + "[counts over recording-store]", map.toString());
+  }
+
+  // factories
+
+  @Test
+  public void shouldMakeMapsOverOneStoreNamedAfterTheState() {
+    StateFactory<MapState<String, Long>> factory = this.factory.apply(store);
+    assertEquals(kind, factory.kind());
+    assertEquals(mapName + " over recording-store", factory.describe());
+    MapState<String, Long> p0 = factory.makeState(new StateContext("wc", "word-counts", 0, 2));
+    MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "word-counts", 1, 2));
+    p0.multiUpdate(1, Map.of("a", plus(1)));
+    p1.multiUpdate(1, Map.of("b", plus(1)));
+    assertEquals(Set.of("a", "b"), store.cells().keySet());
+    store.seed("c", firstCell.of(1, 5));
+    StateAheadException e = assertThrows(StateAheadException.class, () -> p1.multiGet(2, List.of("c")));
+    assertEquals("word-counts", e.table());
+  }
+
+  @Test
+  public void shouldMakeOneMapPerPartitionOverTheStoreTheFunctionGives() {
+    List<RecordingBackingMap<String, C>> stores = List.of(new RecordingBackingMap<>(), new RecordingBackingMap<>());
+    StateFactory<MapState<String, Long>> factory =
+        factoryPerPartition.apply(context -> stores.get(context.partitionIndex()));
+    assertEquals(kind, factory.kind());
+    assertTrue(factory.describe().startsWith(mapName + " over"), factory.describe());
+    factory.makeState(new StateContext("wc", "words", 1, 2)).multiUpdate(1, Map.of("a", plus(1)));
+    assertEquals(Map.of(), stores.get(0).cells());
+    assertEquals(Map.of("a", firstCell.of(1, 1)), stores.get(1).cells());
+  }
+
+  @Test
+  public void shouldRejectNullFromTheStoreFunction() {
+    StateFactory<MapState<String, Long>> factory = factoryPerPartition.apply(context -> null);
+    NullPointerException e = assertThrows(NullPointerException.class,
+        () -> factory.makeState(new StateContext("wc", "words", 0, 1)));
+    assertTrue(e.getMessage().contains("words"), e.getMessage());
+    assertThrows(NullPointerException.class, () -> this.factory.apply(null));
+  }
+}

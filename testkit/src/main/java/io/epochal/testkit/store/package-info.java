@@ -1,0 +1,7 @@
+/**
+ * The table-store contract: {@link io.epochal.testkit.store.TableStoreContract}, the abstract JUnit 5 suite that
+ * every {@link io.epochal.store.table.TableStore} passes (the in-memory, RocksDB and YTsaurus stores, and yours).
+ *
+ * @since 0.1.0
+ */
+package io.epochal.testkit.store;
