@@ -1,0 +1,74 @@
+package io.epochal.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+
+/** Word counts as {@code word<TAB>count} lines: how a child run hands its result back for verification. */
+public final class Counts {
+  private Counts() {
+  }
+
+  public static void write(Map<String, Long> counts, Path file) {
+    try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      for (Map.Entry<String, Long> e : counts.entrySet()) {
+        out.append(e.getKey()).append('\t').append(Long.toString(e.getValue())).append('\n');
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static Map<String, Long> read(Path file) {
+    Map<String, Long> counts = new HashMap<>();
+    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        int tab = line.indexOf('\t');
+        counts.put(line.substring(0, tab), Long.parseLong(line.substring(tab + 1)));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return counts;
+  }
+
+  /** @return null when equal, else a description of the first differences */
+  public static String diff(Map<String, Long> expected, Map<String, Long> actual) {
+    if (expected.equals(actual)) {
+      return null;
+    }
+    StringBuilder sb = new StringBuilder();
+    int shown = 0;
+    int wrong = 0;
+    TreeSet<String> keys = new TreeSet<>(expected.keySet());
+    keys.addAll(actual.keySet());
+    for (String k : keys) {
+      Long e = expected.get(k);
+      Long a = actual.get(k);
+      if (e == null ? a != null : !e.equals(a)) {
+        wrong++;
+        if (shown++ < 5) {
+          sb.append(k).append(": expected ").append(e).append(", got ").append(a).append("; ");
+        }
+      }
+    }
+    return wrong + " of " + keys.size() + " words differ (" + expected.size() + " expected, " + actual.size()
+        + " counted): " + sb;
+  }
+
+  /** @return the total of all counts */
+  public static long total(Map<String, Long> counts) {
+    long t = 0;
+    for (long v : counts.values()) {
+      t += v;
+    }
+    return t;
+  }
+}

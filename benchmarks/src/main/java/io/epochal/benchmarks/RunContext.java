@@ -1,0 +1,26 @@
+package io.epochal.benchmarks;
+
+import java.nio.file.Path;
+import java.util.Properties;
+
+/**
+ * What a child run gets: the corpus, a private work directory, its options, the meter of its timed section, and
+ * extra result properties to fill.
+ */
+public record RunContext(Path corpus, Path work, Options options, Meter meter, Properties extra) {
+  public int batch() {
+    return options.intValue("batch", 10_000);
+  }
+
+  public int threads() {
+    return options.intValue("threads", 2);
+  }
+
+  public int partitions() {
+    return options.intValue("partitions", 2);
+  }
+
+  public int inFlight() {
+    return options.intValue("inflight", 2);
+  }
+}

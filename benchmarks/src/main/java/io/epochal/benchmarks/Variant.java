@@ -1,0 +1,64 @@
+package io.epochal.benchmarks;
+
+import java.util.Arrays;
+
+/** One way of running the word count, each in its own child JVM. */
+public enum Variant {
+  RAW("raw", "raw HashMap loop (1 thread)", Peer.PLAIN, "io.epochal.benchmarks.RawLoop", "run"),
+  ROCKSDB_BARE("rocksdb-bare", "bare RocksDB micro-batch loop (1 thread)", Peer.PLAIN,
+      "io.epochal.benchmarks.BareRocksLoop", "run"),
+  EPOCHAL_MEM_TX("epochal-mem-tx", "Epochal in-memory, TransactionalMap", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "memTx"),
+  EPOCHAL_MEM_OPAQUE("epochal-mem-opaque", "Epochal in-memory table store, OpaqueMap, epoch", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "memOpaque"),
+  EPOCHAL_ROCKSDB_TX("epochal-rocksdb-tx", "Epochal RocksDB, TransactionalMap, epoch", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "rocksTx"),
+  EPOCHAL_ROCKSDB_OPAQUE("epochal-rocksdb-opaque", "Epochal RocksDB, OpaqueMap, epoch", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "rocksOpaque"),
+  STORM_TX("storm-tx", "Storm Trident 2.8.3, TransactionalMap", Peer.STORM,
+      "io.epochal.benchmarks.storm.TridentRun", "transactional"),
+  STORM_OPAQUE("storm-opaque", "Storm Trident 2.8.3, opaque MemoryMapState", Peer.STORM,
+      "io.epochal.benchmarks.storm.TridentRun", "opaque"),
+  FLINK_HEAP("flink-heap", "Flink 2.2 MiniCluster, heap backend, EO checkpoints 1 s", Peer.FLINK,
+      "io.epochal.benchmarks.flink.FlinkRun", "heap"),
+  FLINK_ROCKSDB("flink-rocksdb", "Flink 2.2 MiniCluster, RocksDB backend, EO checkpoints 1 s", Peer.FLINK,
+      "io.epochal.benchmarks.flink.FlinkRun", "rocksdb"),
+  /** The scale run: {@code epochal-rocksdb-tx} over a state prefilled with {@code prefill=} keys. */
+  EPOCHAL_ROCKSDB_SCALE("epochal-rocksdb-scale", "Epochal RocksDB, TransactionalMap, prefilled state", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "rocksScale");
+
+  /** Which dependencies a child needs (see {@link Classpaths}). */
+  public enum Peer { PLAIN, STORM, FLINK }
+
+  final String id;
+  final String label;
+  final Peer peer;
+  final String className;
+  final String method;
+
+  Variant(String id, String label, Peer peer, String className, String method) {
+    this.id = id;
+    this.label = label;
+    this.peer = peer;
+    this.className = className;
+    this.method = method;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String label() {
+    return label;
+  }
+
+  public Peer peer() {
+    return peer;
+  }
+
+  public static Variant of(String id) {
+    return Arrays.stream(values()).filter(v -> v.id.equals(id)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("unknown variant " + id + "; known: "
+            + Arrays.toString(Arrays.stream(values()).map(Variant::id).toArray())));
+  }
+}

@@ -1,0 +1,77 @@
+package io.epochal.benchmarks.jmh;
+
+import io.epochal.codec.Codec;
+import io.epochal.codec.Codecs;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** Kryo encode/decode of a count ({@code Long}) and of a small record-like list, against the fixed long codec. */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class CodecBench {
+  private Codec<Long> kryoLong;
+  private Codec<ArrayList<Object>> kryoList;
+  private Codec<Long> fixedLong;
+  private Long count;
+  private ArrayList<Object> banner;
+  private byte[] countKryo;
+  private byte[] bannerKryo;
+  private byte[] countFixed;
+
+  @Setup
+  public void setUp() {
+    kryoLong = Codecs.kryo();
+    kryoList = Codecs.kryo();
+    fixedLong = Codecs.longs();
+    count = 123_456_789L;
+    banner = new ArrayList<>(List.of("banner-4711", 17L, 3.5, "campaign-42", true));
+    countKryo = kryoLong.encode(count);
+    bannerKryo = kryoList.encode(banner);
+    countFixed = fixedLong.encode(count);
+  }
+
+  @Benchmark
+  public byte[] kryoEncodeLong() {
+    return kryoLong.encode(count);
+  }
+
+  @Benchmark
+  public Long kryoDecodeLong() {
+    return kryoLong.decode(countKryo);
+  }
+
+  @Benchmark
+  public byte[] kryoEncodeList() {
+    return kryoList.encode(banner);
+  }
+
+  @Benchmark
+  public ArrayList<Object> kryoDecodeList() {
+    return kryoList.decode(bannerKryo);
+  }
+
+  @Benchmark
+  public byte[] fixedEncodeLong() {
+    return fixedLong.encode(count);
+  }
+
+  @Benchmark
+  public Long fixedDecodeLong() {
+    return fixedLong.decode(countFixed);
+  }
+}
