@@ -379,15 +379,13 @@ abstract sealed class Node {
   static final class Query extends StateNode {
     final Function<Object, Object> keyFn;
     private final QueryFunction<State, Object, Object> query;
-    final int partitions;
 
     @SuppressWarnings("unchecked")
     Query(int id, Node parent, StateNode target, Function<Object, Object> keyFn,
-        QueryFunction<? extends State, ?, ?> query, int partitions) {
+        QueryFunction<? extends State, ?, ?> query) {
       super(id, "stateQuery(" + target.stateName + ")", parent, target.stateName, target.factory, false);
       this.keyFn = Objects.requireNonNull(keyFn, "keyFn");
       this.query = (QueryFunction<State, Object, Object>) Objects.requireNonNull(query, "query");
-      this.partitions = partitions;
     }
 
     List<Object> applyPartition(State state, BatchAttempt batch, List<Object> records) {

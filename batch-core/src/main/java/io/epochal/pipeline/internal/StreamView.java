@@ -74,7 +74,7 @@ final class StreamView<T> implements Stream<T> {
     Objects.requireNonNull(state, "state");
     Node.StateNode target = graph.writer(state.name());
     return new StreamView<>(graph, graph.add(new Node.Query(graph.nextId(), node, target,
-        (Function<Object, Object>) keyFn, query, graph.partitions)));
+        (Function<Object, Object>) keyFn, query)));
   }
 
   @Override
