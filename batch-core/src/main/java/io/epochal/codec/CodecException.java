@@ -4,9 +4,9 @@ package io.epochal.codec;
  * A {@link Codec} could not encode a value or decode bytes: the bytes are garbage, truncated, carry trailing data,
  * were written by another format, or the value has a type the codec cannot represent (for example a class that was
  * not registered with a Kryo codec). The message says which; durable stores wrap it into their own corruption error
- * naming the table, key and txid.
+ * naming the table, key and txid. Not retryable: decoding the same bytes again gives the same answer.
  */
-public class CodecException extends RuntimeException {
+public class CodecException extends io.epochal.errors.EpochalException {
   private static final long serialVersionUID = 1L;
 
   public CodecException(String message) {

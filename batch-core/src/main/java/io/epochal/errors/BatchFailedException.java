@@ -11,7 +11,8 @@ public final class BatchFailedException extends EpochalException {
 
   public BatchFailedException(String pipeline, long txid, int attempts, Throwable cause) {
     super("Pipeline '" + pipeline + "' stopped: batch txid " + txid + " failed " + attempts
-        + " attempt(s); last failure: " + cause, cause);
+        + " attempt(s); last failure: " + cause, cause, false,
+        ErrorContext.NONE.withPipeline(pipeline).withTxid(txid));
     this.txid = txid;
     this.attempts = attempts;
   }

@@ -7,7 +7,13 @@ package io.epochal.errors;
 public final class CommitConflictException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /** A retryable conflict: the replay reads the other transaction's writes and can commit. */
   public CommitConflictException(String message) {
-    super(message);
+    super(message, null, true, ErrorContext.NONE);
+  }
+
+  /** A retryable conflict on {@code table}, {@code key}. */
+  public CommitConflictException(String message, String table, Object key) {
+    super(message, null, true, ErrorContext.of(table, key));
   }
 }

@@ -17,6 +17,6 @@ public final class SchemaMismatchException extends StoreException {
    */
   public SchemaMismatchException(String path, Object expected, Object actual) {
     super("Table " + path + " exists with a different schema: expected " + expected + ", actual " + actual
-        + ". Point the state at another table, or migrate the table.");
+        + ". Point the state at another table, or migrate the table.", null, false, ErrorContext.of(path, null));
   }
 }

@@ -16,7 +16,8 @@ public final class StateAheadException extends EpochalException {
     super("State table '" + table + "' key '" + key + "' is at txid " + storedTxid
         + " but the batch being applied is txid " + batchTxid
         + ": the state is ahead of the coordinator (lost or reset coordinator metadata, or another writer)."
-        + " Refusing to guess; restore the coordinator metadata or point the pipeline at a fresh state.");
+        + " Refusing to guess; restore the coordinator metadata or point the pipeline at a fresh state.",
+        null, false, ErrorContext.of(table, key).withTxid(storedTxid));
     this.table = table;
     this.key = String.valueOf(key);
     this.storedTxid = storedTxid;

@@ -1,17 +1,44 @@
 package io.epochal.errors;
 
 /**
- * A store could not be read or written (I/O error, unreachable service, schema or format mismatch). The
- * message names the store and, where known, the table, key and txid. Wraps the store's native exception.
+ * A store could not be read or written (I/O error, unreachable service, schema or format mismatch). The message
+ * names the store and, where known, the table, key and txid; so does {@link #context()}. Wraps the store's native
+ * exception.
+ *
+ * <p>Retryable unless constructed otherwise or the cause is an I/O failure no retry fixes (see
+ * {@link #io(String, Throwable)}): an unreachable service or a timed-out request may succeed when replayed.
  */
 public class StoreException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /** A retryable store failure. */
   public StoreException(String message) {
-    super(message);
+    this(message, null, true, ErrorContext.NONE);
   }
 
+  /** A store failure, retryable unless {@code cause} is an I/O failure no retry fixes. */
   public StoreException(String message, Throwable cause) {
-    super(message, cause);
+    this(message, cause, IoFailures.unfixable(cause) == null, ErrorContext.NONE);
+  }
+
+  /** A store failure with explicit retryability and context. */
+  public StoreException(String message, Throwable cause, boolean retryable, ErrorContext context) {
+    super(message, cause, retryable, context);
+  }
+
+  /**
+   * A store failure from an I/O error: not retryable, with what to do appended to the message, when the cause chain
+   * says no space left on device, a read-only file system, a disk quota or permission denied; retryable otherwise.
+   *
+   * @param message what the store was doing, naming the store and table
+   * @param cause the native failure
+   */
+  public static StoreException io(String message, Throwable cause) {
+    String[] unfixable = IoFailures.unfixable(cause);
+    if (unfixable == null) {
+      return new StoreException(message + ": " + cause, cause, true, ErrorContext.NONE);
+    }
+    return new StoreException(message + ": " + unfixable[0] + ". No retry can fix this: " + unfixable[1] + ".",
+        cause, false, ErrorContext.NONE);
   }
 }

@@ -5,6 +5,7 @@ public final class TableClaimedTwiceException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
   public TableClaimedTwiceException(String path, String first, String second) {
-    super("State table " + path + " is claimed for writing by both " + first + " and " + second);
+    super("State table " + path + " is claimed for writing by both " + first + " and " + second, null, false,
+        ErrorContext.of(path, null));
   }
 }

@@ -1,0 +1,55 @@
+package io.epochal.errors;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Where an {@link EpochalException} happened: the pipeline, the state table, the key and the txid, each present
+ * when the code that threw knew it. Immutable and thread-safe.
+ *
+ * @param pipeline the pipeline's name
+ * @param table the state table's path (or a store's description when no table applies)
+ * @param key the key, as text
+ * @param txid the txid of the batch or cell concerned
+ * @since 0.2.0
+ */
+public record ErrorContext(Optional<String> pipeline, Optional<String> table, Optional<String> key, OptionalLong txid) {
+
+  /** Nothing known. */
+  public static final ErrorContext NONE =
+      new ErrorContext(Optional.empty(), Optional.empty(), Optional.empty(), OptionalLong.empty());
+
+  /** @throws NullPointerException if a component is null (use empty values) */
+  public ErrorContext {
+    java.util.Objects.requireNonNull(pipeline, "pipeline");
+    java.util.Objects.requireNonNull(table, "table");
+    java.util.Objects.requireNonNull(key, "key");
+    java.util.Objects.requireNonNull(txid, "txid");
+  }
+
+  /** A context naming a table and a key, either of which may be null (unknown). */
+  public static ErrorContext of(String table, Object key) {
+    return new ErrorContext(Optional.empty(), Optional.ofNullable(table),
+        key == null ? Optional.empty() : Optional.of(String.valueOf(key)), OptionalLong.empty());
+  }
+
+  /** @return a copy with the pipeline set */
+  public ErrorContext withPipeline(String name) {
+    return new ErrorContext(Optional.of(name), table, key, txid);
+  }
+
+  /** @return a copy with the table set */
+  public ErrorContext withTable(String path) {
+    return new ErrorContext(pipeline, Optional.of(path), key, txid);
+  }
+
+  /** @return a copy with the key set */
+  public ErrorContext withKey(Object k) {
+    return new ErrorContext(pipeline, table, Optional.of(String.valueOf(k)), txid);
+  }
+
+  /** @return a copy with the txid set */
+  public ErrorContext withTxid(long t) {
+    return new ErrorContext(pipeline, table, key, OptionalLong.of(t));
+  }
+}
