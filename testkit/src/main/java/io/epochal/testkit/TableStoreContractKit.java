@@ -19,17 +19,23 @@ import org.junit.jupiter.api.Test;
  *   @TempDir Path dir;
  *
  *   @Override
- *   protected TableStore createStore(CommitHook hook) {
- *     return MyTableStore.open(dir, hook);   // call hook.beforeTableWrite(path) in every commit, per table
+ *   protected TableStore createStore(CommitHook commit, ReadHook read) {
+ *     // call commit.beforeTableWrite(path) in every commit, per table; read.beforeRead(path) on every read
+ *     return MyTableStore.open(dir, commit, read);
+ *   }
+ *
+ *   @Override
+ *   protected TableStore createStore(CommitHook commit) {
+ *     return createStore(commit, ReadHook.NONE);
  *   }
  * }
  * }</pre>
  *
  * <p>Without inheritance, annotate one method with {@link TableStoreContractTest} instead. A subclass implements
- * {@link #createStore}, and overrides {@link #supportsReopen()} and {@link #tablePath(String)} as for
- * {@link TableStoreContract}. The replay checks place their tables under {@code tablePath("replay/")}, give every run
- * its own pipeline, and call {@code createStore} once per run (closing the store after it), so a store that reopens
- * one location serves them as well as one that starts empty.
+ * {@link #createStore}, and overrides {@link #supportsReopen()}, {@link #tablePath(String)}, {@link #storesBytes()}
+ * and the two-hook {@code createStore} as for {@link TableStoreContract}. The replay checks place their tables under
+ * {@code tablePath("replay/")}, give every run its own pipeline, and call {@code createStore} once per run (closing
+ * the store after it), so a store that reopens one location serves them as well as one that starts empty.
  *
  * @since 0.1.0
  */

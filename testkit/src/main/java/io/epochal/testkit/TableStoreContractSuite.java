@@ -3,6 +3,7 @@ package io.epochal.testkit;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CommitHook;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.TableStore;
 import io.epochal.testkit.store.TableStoreContract;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -32,7 +34,14 @@ import org.junit.jupiter.api.Test;
  * new temporary directory, deleted afterwards; the factory opens the store there (and reopens it there when the
  * contract tests persistence).
  *
- * <p>Immutable; {@link #supportsReopen(boolean)} and {@link #tablePaths(UnaryOperator)} return new suites.
+ * <p>The read-fault cases of the contract need the store to call the {@link ReadHook} it is given: build the suite
+ * from a {@link ReadHookStoreFactory} ({@code (dir, commit, read) -> ...}). A suite built from a two-argument
+ * {@link StoreFactory} gives the store no read hook, so those cases fail (saying so) unless
+ * {@link #withoutReadFaults(String)} opts out with a reason. Declare {@link #storesBytes(boolean) storesBytes(false)}
+ * for a store that keeps rows as objects rather than bytes.
+ *
+ * <p>Immutable; {@link #supportsReopen(boolean)}, {@link #tablePaths(UnaryOperator)}, {@link #storesBytes(boolean)}
+ * and {@link #withoutReadFaults(String)} return new suites.
  *
  * @since 0.1.0
  */
@@ -50,33 +59,93 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
     TableStore open(Path directory, CommitHook hook) throws Exception;
   }
 
-  private final StoreFactory factory;
+  /**
+   * Opens the store under test with both fault-injection hooks.
+   *
+   * @since 0.2.0
+   */
+  @FunctionalInterface
+  public interface ReadHookStoreFactory {
+    /**
+     * Opens (or, when called again in the same test after the previous store was closed, reopens) the store.
+     *
+     * @param directory this test's own new directory (ignore it for a store that does not use files)
+     * @param commit the hook the store must call during its commits
+     * @param read the hook the store must call on every read (see {@link ReadHook})
+     */
+    TableStore open(Path directory, CommitHook commit, ReadHook read) throws Exception;
+  }
+
+  private final ReadHookStoreFactory factory;
   private final boolean reopen;
   private final UnaryOperator<String> paths;
+  private final boolean bytes;
+  private final String optOut;
 
-  private TableStoreContractSuite(StoreFactory factory, boolean reopen, UnaryOperator<String> paths) {
+  private TableStoreContractSuite(ReadHookStoreFactory factory, boolean reopen, UnaryOperator<String> paths,
+      boolean bytes, String optOut) {
     this.factory = factory;
     this.reopen = reopen;
     this.paths = paths;
+    this.bytes = bytes;
+    this.optOut = optOut;
   }
 
   /**
-   * The suite for the stores {@code factory} opens.
+   * The suite for the stores {@code factory} opens, which get no {@link ReadHook}: the read-fault cases fail unless
+   * {@link #withoutReadFaults(String)} opts out. Prefer {@link #of(ReadHookStoreFactory)}.
    *
    * @throws NullPointerException if {@code factory} is null
    */
   public static TableStoreContractSuite of(StoreFactory factory) {
-    return new TableStoreContractSuite(Objects.requireNonNull(factory, "factory"), true, name -> "contract/" + name);
+    Objects.requireNonNull(factory, "factory");
+    return of((dir, commit, read) -> factory.open(dir, commit));
+  }
+
+  /**
+   * The suite for the stores {@code factory} opens with both hooks.
+   *
+   * @throws NullPointerException if {@code factory} is null
+   * @since 0.2.0
+   */
+  public static TableStoreContractSuite of(ReadHookStoreFactory factory) {
+    return new TableStoreContractSuite(Objects.requireNonNull(factory, "factory"), true, name -> "contract/" + name,
+        true, null);
   }
 
   /** Whether a store reopened in the same directory sees what the previous one committed (default true). */
   public TableStoreContractSuite supportsReopen(boolean supportsReopen) {
-    return new TableStoreContractSuite(factory, supportsReopen, paths);
+    return new TableStoreContractSuite(factory, supportsReopen, paths, bytes, optOut);
   }
 
   /** Where the contract's table {@code name} lives (default {@code "contract/" + name}). */
   public TableStoreContractSuite tablePaths(UnaryOperator<String> tablePath) {
-    return new TableStoreContractSuite(factory, reopen, Objects.requireNonNull(tablePath, "tablePath"));
+    return new TableStoreContractSuite(factory, reopen, Objects.requireNonNull(tablePath, "tablePath"), bytes,
+        optOut);
+  }
+
+  /**
+   * Whether the store keeps rows as bytes it decodes on every read and passes through {@link ReadHook#storedBytes}
+   * (default true; see {@link TableStoreContract#storesBytes()}).
+   *
+   * @since 0.2.0
+   */
+  public TableStoreContractSuite storesBytes(boolean storesBytes) {
+    return new TableStoreContractSuite(factory, reopen, paths, storesBytes, optOut);
+  }
+
+  /**
+   * Skips every read-fault case, showing {@code reason} on each: only for a store that cannot take a
+   * {@link ReadHook} (see {@link TableStoreContract#readFaultsOptOut()}).
+   *
+   * @throws IllegalArgumentException if {@code reason} is blank
+   * @since 0.2.0
+   */
+  public TableStoreContractSuite withoutReadFaults(String reason) {
+    if (Objects.requireNonNull(reason, "reason").isBlank()) {
+      throw new IllegalArgumentException("say why the store cannot take a read hook");
+    }
+    return new TableStoreContractSuite(factory, reopen, paths, bytes, reason);
   }
 
   /** @return the dynamic tests: containers {@code contract} and {@code replay} */
@@ -168,8 +237,18 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
     }
 
     TableStore open(CommitHook hook) {
+      return createStore(hook, ReadHook.NONE);
+    }
+
+    @Override
+    protected TableStore createStore(CommitHook hook) {
+      return open(hook);
+    }
+
+    @Override
+    protected TableStore createStore(CommitHook commit, ReadHook read) {
       try {
-        return Objects.requireNonNull(factory.open(dir, hook), "the store factory returned null");
+        return Objects.requireNonNull(factory.open(dir, commit, read), "the store factory returned null");
       } catch (RuntimeException e) {
         throw e;
       } catch (Exception e) {
@@ -178,8 +257,13 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
     }
 
     @Override
-    protected TableStore createStore(CommitHook hook) {
-      return open(hook);
+    protected boolean storesBytes() {
+      return bytes;
+    }
+
+    @Override
+    protected Optional<String> readFaultsOptOut() {
+      return Optional.ofNullable(optOut);
     }
 
     @Override

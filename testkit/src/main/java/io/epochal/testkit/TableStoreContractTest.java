@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestFactory;
  * class MyTableStoreContractTest {
  *   @TableStoreContractTest
  *   TableStoreContractSuite contract() {
- *     return TableStoreContractSuite.of((dir, hook) -> MyTableStore.open(dir, hook));
+ *     return TableStoreContractSuite.of((dir, commit, read) -> MyTableStore.open(dir, commit, read));
  *   }
  * }
  * }</pre>

@@ -1,6 +1,7 @@
 package io.epochal.testkit;
 
 import io.epochal.store.table.CommitHook;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
 
@@ -11,8 +12,19 @@ import io.epochal.store.table.TableStores;
 class InMemoryTableStoreContractKitTest extends TableStoreContractKit {
 
   @Override
+  protected TableStore createStore(CommitHook commit, ReadHook read) {
+    return TableStores.inMemoryBuilder().commitHook(commit).readHook(read).build();
+  }
+
+  @Override
   protected TableStore createStore(CommitHook hook) {
-    return TableStores.inMemoryBuilder().commitHook(hook).build();
+    return createStore(hook, ReadHook.NONE);
+  }
+
+  /** The in-memory store keeps rows as objects: it has no stored bytes to pass through the read hook. */
+  @Override
+  protected boolean storesBytes() {
+    return false;
   }
 
   @Override

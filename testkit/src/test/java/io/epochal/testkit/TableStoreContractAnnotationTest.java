@@ -20,8 +20,9 @@ class TableStoreContractAnnotationTest {
   @TableStoreContractTest
   TableStoreContractSuite perTableInMemoryStore() {
     return TableStoreContractSuite
-        .of((dir, hook) -> TableStores.inMemoryBuilder().atomicMultiTableCommit(false).commitHook(hook).build())
-        .supportsReopen(false);
+        .of((dir, commit, read) -> TableStores.inMemoryBuilder().atomicMultiTableCommit(false).commitHook(commit)
+            .readHook(read).build())
+        .supportsReopen(false).storesBytes(false);
   }
 
   @Test

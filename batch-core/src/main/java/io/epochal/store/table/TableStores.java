@@ -21,7 +21,7 @@ public final class TableStores {
     return inMemoryBuilder().build();
   }
 
-  /** A builder of an in-memory store, to switch capabilities off or inject commit faults. */
+  /** A builder of an in-memory store, to switch capabilities off or inject commit or read faults. */
   public static InMemoryBuilder inMemoryBuilder() {
     return new InMemoryBuilder();
   }
@@ -37,6 +37,7 @@ public final class TableStores {
     private Boolean atomic;
     private Boolean fencing;
     private CommitHook hook;
+    private ReadHook readHook;
 
     private InMemoryBuilder() {
     }
@@ -73,11 +74,22 @@ public final class TableStores {
       return this;
     }
 
+    /**
+     * A fault-injection hook on the read path (default {@link ReadHook#NONE}): every lookup and scan calls
+     * {@link ReadHook#beforeRead} with the table's path before reading, and an exception it throws reaches the caller.
+     * The store keeps rows as objects, not bytes, so it never calls {@link ReadHook#storedBytes}.
+     */
+    public InMemoryBuilder readHook(ReadHook readHook) {
+      requireUnset(this.readHook, "readHook");
+      this.readHook = Objects.requireNonNull(readHook, "readHook");
+      return this;
+    }
+
     /** @return a new store; the builder is unchanged and may build again */
     public TableStore build() {
       return new InMemoryTableStore(name == null ? "memory" : name,
           new StoreCapabilities(atomic == null || atomic, fencing == null || fencing),
-          hook == null ? CommitHook.NONE : hook);
+          hook == null ? CommitHook.NONE : hook, readHook == null ? ReadHook.NONE : readHook);
     }
 
     private static void requireUnset(Object current, String option) {

@@ -5,6 +5,7 @@ import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
@@ -35,6 +36,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * tables before it written (the model of a store with only per-call atomicity). With {@code fencing} off, leases are
  * issued but not checked.
  *
+ * <p>Every lookup and scan calls the {@link ReadHook}'s {@code beforeRead} with the table's path before reading, and
+ * lets what it throws reach the caller. Rows are kept as objects, not bytes: the hook's {@code storedBytes} is never
+ * called.
+ *
  * <p>Thread-safe: a read-write lock guards the tables; commits are serialized. Internal: use
  * {@code TableStores.inMemory()}.
  */
@@ -44,6 +49,7 @@ public final class InMemoryTableStore implements TableStore {
   private final String name;
   private final StoreCapabilities capabilities;
   private final CommitHook hook;
+  private final ReadHook readHook;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final Map<String, MemTable> tables = new HashMap<>();
   private final Map<String, Lease> leases = new HashMap<>();
@@ -58,11 +64,13 @@ public final class InMemoryTableStore implements TableStore {
    * @param name the name shown in descriptions
    * @param capabilities the declared capabilities, which this store then honours
    * @param hook the commit fault-injection hook
+   * @param readHook the read fault-injection hook (only {@code beforeRead} is called)
    */
-  public InMemoryTableStore(String name, StoreCapabilities capabilities, CommitHook hook) {
+  public InMemoryTableStore(String name, StoreCapabilities capabilities, CommitHook hook, ReadHook readHook) {
     this.name = Objects.requireNonNull(name, "name");
     this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
     this.hook = Objects.requireNonNull(hook, "hook");
+    this.readHook = Objects.requireNonNull(readHook, "readHook");
   }
 
   /** A version of a row: the row, or null for a tombstone, and the commit timestamp that wrote it. */
@@ -246,9 +254,12 @@ public final class InMemoryTableStore implements TableStore {
       try {
         checkOpen();
         MemTable t = tableOf(table);
-        List<Optional<Row>> out = new ArrayList<>(keys.size());
         for (TableKey key : keys) {
           checkKey(t.schema, key);
+        }
+        readHook.beforeRead(t.schema.path());
+        List<Optional<Row>> out = new ArrayList<>(keys.size());
+        for (TableKey key : keys) {
           Version v = t.rows.get(key);
           out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
         }
@@ -265,6 +276,7 @@ public final class InMemoryTableStore implements TableStore {
       try {
         checkOpen();
         MemTable t = tableOf(table);
+        readHook.beforeRead(t.schema.path());
         List<Row> out = new ArrayList<>(t.rows.size());
         for (Version v : t.rows.values()) {
           if (v.row != null) {
