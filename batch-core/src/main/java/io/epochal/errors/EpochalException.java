@@ -37,7 +37,10 @@ public class EpochalException extends RuntimeException {
    * @param context where it happened
    */
   public EpochalException(String message, Throwable cause, boolean retryable, ErrorContext context) {
-    super(message, cause);
+    super(message);
+    if (cause != null) {
+      initCause(cause); // without a cause, initCause stays possible (stores attach their native failure later)
+    }
     this.retryable = retryable;
     this.context = Objects.requireNonNull(context, "context");
   }

@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
 import java.util.Optional;
 
@@ -12,6 +13,12 @@ import java.util.Optional;
  * {@link YtCommitOutcomeUnknownException} (the commit reply was lost). A row conflict (1700) surfaces as
  * {@link io.epochal.errors.CommitConflictException} and a failed prerequisite (1000) as
  * {@link io.epochal.errors.LeaseLostException}, each with a {@code YtException} as its cause.
+ *
+ * <p><b>Retryable</b> ({@link #retryable()}) unless YTsaurus refused the credentials or the permission (HTTP 401 or
+ * 403, or code {@value YtError#AUTHORIZATION_ERROR} anywhere in the error tree) or named a node that does not exist
+ * (code {@value YtError#RESOLVE_ERROR}: a table or lease node removed under the store): no replay fixes those. An
+ * unreachable proxy, a timeout, a lost tablet transaction, an unmounted tablet, a commit with an unknown outcome and an
+ * answer cut off in transit are retryable.
  *
  * <p>Immutable; safe to share between threads.
  *
@@ -39,12 +46,24 @@ public class YtException extends StoreException {
       YtError error, Throwable cause) {
     super(message + " [command " + command + ", proxy " + proxy + ", correlation id " + correlationId
         + (httpStatus > 0 ? ", HTTP " + httpStatus : ", no HTTP response") + "]"
-        + (error == null ? "" : ": " + error), cause);
+        + (error == null ? "" : ": " + error), cause, retryable(httpStatus, error), ErrorContext.NONE);
     this.command = command;
     this.proxy = proxy;
     this.correlationId = correlationId;
     this.httpStatus = httpStatus;
     this.error = error;
+  }
+
+  /**
+   * @param httpStatus the HTTP status, or 0
+   * @param error the error, or {@code null}
+   * @return whether a replay can succeed after such a failure (see the class documentation)
+   */
+  static boolean retryable(int httpStatus, YtError error) {
+    if (httpStatus == 401 || httpStatus == 403) {
+      return false;
+    }
+    return error == null || !(error.contains(YtError.AUTHORIZATION_ERROR) || error.contains(YtError.RESOLVE_ERROR));
   }
 
   /** @return the API v4 command that failed */

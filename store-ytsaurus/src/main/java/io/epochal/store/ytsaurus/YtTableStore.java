@@ -7,6 +7,7 @@ import io.epochal.errors.StoreException;
 import io.epochal.pipeline.Sleeper;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
@@ -55,6 +56,16 @@ import org.slf4j.LoggerFactory;
  * into {@link Builder#tabletCount(int) uniform tablets}, then mounted; an existing table with another schema is
  * refused with {@link SchemaMismatchException} (expected vs actual).
  *
+ * <p><b>Reads</b> never take an unreadable value for a missing one: an error reply, an answer that is not tabular JSON
+ * or has another row count than keys asked, and a row that does not fit its schema or fails its checksum each fail
+ * the read with a {@link StoreException} naming the table ({@link io.epochal.errors.StateCorruptedException}, naming
+ * table and key, for a row that cannot be decoded; not retryable), as do malformed answers to the Cypress reads of
+ * schemas and lease generations. Retryable are an unreachable proxy, a timeout, an answer cut short and a lost tablet
+ * transaction; not retryable are refused credentials or permissions, a missing node, a schema mismatch and an
+ * undecodable row (see {@link YtException}). A {@link Builder#readHook(ReadHook) read hook} is called before every
+ * lookup and scan; in {@link YtMode#SINGLE_TABLE} mode, where the values are bytes of the client's own checksummed
+ * encoding, it also gets each row's stored bytes; in pinned mode YTsaurus keeps typed columns, so there are none.
+ *
  * <p><b>Atomicity</b>: the store transaction (see {@link TableStore}). <b>Limits</b>: at most 100,000 rows written
  * per transaction, a transaction must finish within {@link Builder#transactionTimeout(Duration)} of its last call.
  * <b>Thread-safety</b>: thread-safe. <b>Nulls</b>: rejected with {@link NullPointerException}.
@@ -71,6 +82,7 @@ public final class YtTableStore implements TableStore {
   private final int tabletCount;
   private final String sharedTable;
   private final CommitHook hook;
+  private final ReadHook readHook;
   private final YtHttpClient client;
   private final YtCypress cypress;
   private final ProxyPool pool;
@@ -84,6 +96,7 @@ public final class YtTableStore implements TableStore {
     this.transactionTimeout = b.transactionTimeout;
     this.tabletCount = b.tabletCount;
     this.hook = b.commitHook == null ? CommitHook.NONE : b.commitHook;
+    this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
     Optional<String> token = b.token != null ? Optional.of(b.token)
         : YtAuth.resolveToken(System.getenv(), Path.of(System.getProperty("user.home", ".")));
     this.client = new YtHttpClient(new YtHttpClient.Settings(token, b.connectTimeout, b.requestTimeout,
@@ -232,12 +245,13 @@ public final class YtTableStore implements TableStore {
   }
 
   private Optional<TableSchema> findLogical(String path) {
-    ObjectNode p = YtJson.object().put("path", sharedTable).put("keep_missing_rows", true);
+    ObjectNode p = YtJson.object().put("path", sharedTable).put("keep_missing_rows", true)
+        .put("dump_error_into_response", true);
     List<JsonNode> rows = client.rows(new Call(YtCommand.LOOKUP_ROWS, p, List.of(SingleTableLayout.physicalKey(
         SingleTableLayout.SCHEMA_STATE_ID, path.getBytes(StandardCharsets.UTF_8))), proxy, YtHttpClient.Phase.SETUP,
         null, false));
     if (rows.size() != 1) {
-      throw new StoreException("lookup_rows on " + sharedTable + " answered " + rows.size() + " rows for 1 key");
+      throw YtTableStoreSupport.partialAnswer(path, sharedTable, rows.size(), 1);
     }
     JsonNode doc = SingleTableLayout.schemaDocument(path, rows.get(0));
     if (doc == null) {
@@ -245,7 +259,8 @@ public final class YtTableStore implements TableStore {
     }
     Optional<TableSchema> schema = YtSchemas.fromYt(path, doc.get("schema"), doc.get("attributes"));
     if (schema.isEmpty()) {
-      throw new StoreException("the schema recorded for " + path + " in " + sharedTable + " cannot be read: " + doc);
+      throw new StoreException("the schema recorded for " + path + " in " + sharedTable + " cannot be read: " + doc,
+          null, false, io.epochal.errors.ErrorContext.of(path, null));
     }
     return schema;
   }
@@ -284,10 +299,11 @@ public final class YtTableStore implements TableStore {
 
   private StoreTransaction start(LeaseManager.Handle handle) {
     if (mode == YtMode.PINNED) {
-      return PinnedTransaction.begin(this, client, pool, transactionTimeout.toMillis(), handle, hook,
+      return PinnedTransaction.begin(this, client, pool, transactionTimeout.toMillis(), handle, hook, readHook,
           () -> closed);
     }
-    return new SingleTableTransaction(this, client, proxy, sharedTable, leases, handle, hook, () -> closed);
+    return new SingleTableTransaction(this, client, proxy, sharedTable, leases, handle, hook, readHook,
+        () -> closed);
   }
 
   @Override
@@ -350,6 +366,7 @@ public final class YtTableStore implements TableStore {
     private boolean tabletCountSet;
     private String singleTable;
     private CommitHook commitHook;
+    private ReadHook readHook;
     private Sleeper sleeper;
 
     private Builder(String proxy) {
@@ -522,6 +539,23 @@ public final class YtTableStore implements TableStore {
     public Builder commitHook(CommitHook hook) {
       once(commitHook != null, "commitHook");
       this.commitHook = Objects.requireNonNull(hook, "hook");
+      return this;
+    }
+
+    /**
+     * A fault-injection hook on the read path (tests): {@link ReadHook#beforeRead} is called with the table's path
+     * before every lookup and scan, and what it throws reaches the caller; in {@link YtMode#SINGLE_TABLE} mode every
+     * row's stored value bytes pass through {@link ReadHook#storedBytes} before they are checked and decoded. In
+     * pinned mode YTsaurus keeps typed columns, not bytes of the client's, so {@code storedBytes} is not called.
+     * Default {@link ReadHook#NONE}.
+     *
+     * @param hook the hook
+     * @return this
+     * @since 0.2.0
+     */
+    public Builder readHook(ReadHook hook) {
+      once(readHook != null, "readHook");
+      this.readHook = Objects.requireNonNull(hook, "hook");
       return this;
     }
 

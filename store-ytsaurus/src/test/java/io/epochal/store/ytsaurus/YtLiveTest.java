@@ -78,8 +78,18 @@ class YtLiveTest {
     private final String root = freshRoot();
 
     @Override
+    protected TableStore createStore(CommitHook commit, io.epochal.store.table.ReadHook read) {
+      return builder(root).commitHook(commit).readHook(read).build();
+    }
+
+    @Override
     protected TableStore createStore(CommitHook hook) {
-      return builder(root).commitHook(hook).build();
+      return createStore(hook, io.epochal.store.table.ReadHook.NONE);
+    }
+
+    @Override
+    protected boolean storesBytes() {
+      return false;
     }
   }
 
@@ -90,8 +100,13 @@ class YtLiveTest {
     private final String root = freshRoot();
 
     @Override
+    protected TableStore createStore(CommitHook commit, io.epochal.store.table.ReadHook read) {
+      return builder(root).mode(YtMode.SINGLE_TABLE).commitHook(commit).readHook(read).build();
+    }
+
+    @Override
     protected TableStore createStore(CommitHook hook) {
-      return builder(root).mode(YtMode.SINGLE_TABLE).commitHook(hook).build();
+      return createStore(hook, io.epochal.store.table.ReadHook.NONE);
     }
   }
 

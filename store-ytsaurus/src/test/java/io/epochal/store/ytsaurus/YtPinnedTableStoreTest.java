@@ -13,6 +13,7 @@ import io.epochal.errors.SchemaMismatchException;
 import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
@@ -51,8 +52,19 @@ class YtPinnedTableStoreTest extends TableStoreContract {
   }
 
   @Override
+  protected TableStore createStore(CommitHook commit, ReadHook read) {
+    return YtDoubleFixture.builder(yt, root).commitHook(commit).readHook(read).build();
+  }
+
+  @Override
   protected TableStore createStore(CommitHook hook) {
-    return YtDoubleFixture.builder(yt, root).commitHook(hook).build();
+    return createStore(hook, ReadHook.NONE);
+  }
+
+  /** Pinned mode: YTsaurus keeps typed columns, the store decodes JSON answers; no stored bytes of its own. */
+  @Override
+  protected boolean storesBytes() {
+    return false;
   }
 
   private YtTableStore store() {

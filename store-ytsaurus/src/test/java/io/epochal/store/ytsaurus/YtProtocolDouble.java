@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -75,7 +76,11 @@ import java.util.regex.Pattern;
  *   <li>the row format {@code <encode_utf8=%true>json} only (each char of a string is one byte); any other format is
  *       refused, so a client that forgets to ask for JSON fails loudly;</li>
  *   <li>fault injection: {@link #failNext}, {@link #dropNext}, {@link #stopProxy}, {@link #restartProxy}, a forced
- *       {@code X-YT-Proxy} value ({@link #impersonate}).</li>
+ *       {@code X-YT-Proxy} value ({@link #impersonate}), an answer damaged in transit ({@link #rewriteNextAnswer}),
+ *       an error after the rows began to stream ({@link #failNextMidStream}: written into the body after a line of 80
+ *       {@code '='} when the request asked for {@code dump_error_into_response}, else sent only as an HTTP trailer,
+ *       which here means not at all, as for a client that cannot read trailers), and a Cypress attribute set as an
+ *       operator would ({@link #setAttribute}).</li>
  * </ul>
  * Not modelled: YSON, authentication beyond an optional fixed token, ACLs, replicated tables, aggregates, locks other
  * than exclusive, tablet cells, trailers, retention.
@@ -229,7 +234,7 @@ public final class YtProtocolDouble implements AutoCloseable {
     Deque<Fault> q = faults.computeIfAbsent(command, c -> new ArrayDeque<>());
     synchronized (q) {
       for (int i = 0; i < times; i++) {
-        q.add(new Fault(status, error, false, false));
+        q.add(new Fault(status, error, false, false, null));
       }
     }
   }
@@ -241,7 +246,42 @@ public final class YtProtocolDouble implements AutoCloseable {
   public void dropNext(String command, boolean afterExecuting) {
     Deque<Fault> q = faults.computeIfAbsent(command, c -> new ArrayDeque<>());
     synchronized (q) {
-      q.add(new Fault(0, null, true, afterExecuting));
+      q.add(new Fault(0, null, true, afterExecuting, null));
+    }
+  }
+
+  /**
+   * The next call of {@code command} is executed, and its successful answer's body is replaced by
+   * {@code rewrite.apply(body)} (models an answer damaged or cut in transit); status and headers stay.
+   */
+  public void rewriteNextAnswer(String command, UnaryOperator<byte[]> rewrite) {
+    Deque<Fault> q = faults.computeIfAbsent(command, c -> new ArrayDeque<>());
+    synchronized (q) {
+      q.add(new Fault(200, null, false, true, rewrite));
+    }
+  }
+
+  /**
+   * The next call of {@code command} is executed, answers HTTP 200 and streams the first half of its rows (at least
+   * none), then fails with {@code error}: with {@code dump_error_into_response=true} the error follows in the body
+   * between lines of 80 {@code '='}, as the real proxy writes it; otherwise it would go to an HTTP trailer, which the
+   * double does not send (a {@code java.net.http} client cannot read one anyway).
+   */
+  public void failNextMidStream(String command, YtError error) {
+    Deque<Fault> q = faults.computeIfAbsent(command, c -> new ArrayDeque<>());
+    synchronized (q) {
+      q.add(new Fault(200, error, false, true, null));
+    }
+  }
+
+  /** Sets attribute {@code name} of the node at {@code path} directly, as an operator would. */
+  public void setAttribute(String path, String name, JsonNode value) {
+    synchronized (lock) {
+      Node n = nodes.get(norm(path));
+      if (n == null) {
+        throw new IllegalArgumentException("no node " + path);
+      }
+      n.attributes.put(name, value.deepCopy());
     }
   }
 
@@ -452,7 +492,7 @@ public final class YtProtocolDouble implements AutoCloseable {
           }
         }
         Fault fault = pollFault(command);
-        if (fault != null && !fault.drop) {
+        if (fault != null && !fault.drop && !fault.afterExecuting) {
           sendError(ex, fault.status, fault.error);
           return;
         }
@@ -476,6 +516,14 @@ public final class YtProtocolDouble implements AutoCloseable {
           sendError(ex, e.status, e.error);
           return;
         }
+        if (fault != null && fault.rewrite != null) {
+          send(ex, 200, fault.rewrite.apply(answer));
+          return;
+        }
+        if (fault != null && fault.error != null) {
+          send(ex, 200, midStreamFailure(answer, fault.error, params.path("dump_error_into_response").asBoolean()));
+          return;
+        }
         if (fault != null) {
           return; // executed, reply lost
         }
@@ -492,7 +540,23 @@ public final class YtProtocolDouble implements AutoCloseable {
     }
   }
 
-  private record Fault(int status, YtError error, boolean drop, boolean afterExecuting) {
+  private record Fault(int status, YtError error, boolean drop, boolean afterExecuting,
+      UnaryOperator<byte[]> rewrite) {
+  }
+
+  /** The first half of the answer's lines, then, if asked for, the error dumped after a line of 80 '='. */
+  private static byte[] midStreamFailure(byte[] answer, YtError error, boolean dump) {
+    String[] lines = new String(answer, StandardCharsets.UTF_8).split("\n");
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < lines.length / 2; i++) {
+      sb.append(lines[i]).append('\n');
+    }
+    if (dump) {
+      String separator = "=".repeat(80);
+      sb.append(separator).append('\n').append(YtJson.write(YtJson.errorToJson(error))).append('\n')
+          .append(separator).append('\n');
+    }
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private Fault pollFault(String command) {

@@ -1,6 +1,7 @@
 package io.epochal.store.ytsaurus.internal;
 
 import io.epochal.store.table.Lease;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
@@ -20,6 +21,8 @@ import java.util.function.BooleanSupplier;
  * What both YTsaurus transaction kinds share: argument checks, the lifecycle (open → over), and the client-side write
  * buffer (per table, in first-written order; per key, the last write wins; a delete is a {@code null} row). Writes are
  * only sent at commit, so the {@link io.epochal.store.table.CommitHook} can run before each table's rows are sent.
+ * Every lookup and scan calls the {@link ReadHook}'s {@code beforeRead} with the table's path before its first
+ * request, and lets what it throws reach the caller.
  *
  * <p>Thread-safe as {@link StoreTransaction} requires.
  */
@@ -27,6 +30,7 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   private final Object owner;
   private final Lease lease;
   private final BooleanSupplier storeClosed;
+  private final ReadHook readHook;
   private final Map<YtTable, LinkedHashMap<TableKey, Row>> writes = new LinkedHashMap<>();
   private volatile boolean over;
 
@@ -34,11 +38,18 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
    * @param owner the store (tables of other stores are refused)
    * @param lease the fencing lease, or {@code null}
    * @param storeClosed tells whether the store was closed
+   * @param readHook called before every lookup and scan
    */
-  protected AbstractYtTransaction(Object owner, Lease lease, BooleanSupplier storeClosed) {
+  protected AbstractYtTransaction(Object owner, Lease lease, BooleanSupplier storeClosed, ReadHook readHook) {
     this.owner = owner;
     this.lease = lease;
     this.storeClosed = storeClosed;
+    this.readHook = Objects.requireNonNull(readHook, "readHook");
+  }
+
+  /** @return the read hook of the store */
+  protected final ReadHook readHook() {
+    return readHook;
   }
 
   @Override
@@ -81,6 +92,7 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
       checkKey(t, k);
     }
     checkOpen();
+    readHook.beforeRead(t.schema().path());
     if (keys.isEmpty()) {
       return List.of();
     }
@@ -101,6 +113,7 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   public final List<Row> scan(Table table) {
     YtTable t = table(table);
     checkOpen();
+    readHook.beforeRead(t.schema().path());
     List<Row> rows = new ArrayList<>(doScan(t));
     rows.sort((a, b) -> a.key().compareTo(b.key()));
     return Collections.unmodifiableList(rows);

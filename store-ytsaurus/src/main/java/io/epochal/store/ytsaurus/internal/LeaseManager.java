@@ -2,6 +2,7 @@ package io.epochal.store.ytsaurus.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.StoreException;
 import io.epochal.store.table.Lease;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <p>Takeover ({@link #acquire}): abort the transactions holding locks on the lease node (read from {@code @locks}),
  * start a new master transaction, take the exclusive lock (a racing acquirer gets 402; retried), then raise the
  * generation kept in {@code <root>/_epochal/lease_generations/<name>/@epochal_generation} with a {@code set} whose
- * prerequisite is the new transaction (so a holder that was taken over meanwhile cannot raise it).
+ * prerequisite is the new transaction (so a holder that was taken over meanwhile cannot raise it). A generation that
+ * cannot be read (not a non-negative integer), a {@code @locks} that is not a list, or a transaction id missing from
+ * an answer fails the acquisition (not retryable): fencing never restarts from generation 1 over unreadable state.
  *
  * <p>Thread-safe.
  */
@@ -139,12 +142,17 @@ public final class LeaseManager implements AutoCloseable {
       ObjectNode start = YtJson.object().put("type", "master").put("timeout", timeout.toMillis());
       start.putObject("attributes").put("title", YtJson.textToJson("epochal lease " + name + " held by " + owner))
           .put("epochal_lease", YtJson.textToJson(name)).put("epochal_owner", YtJson.textToJson(owner));
-      String tx = client.json(Call.setup(YtCommand.START_TRANSACTION, start, cypress.proxy()).asMutation())
-          .path("transaction_id").asText();
+      JsonNode started = client.json(Call.setup(YtCommand.START_TRANSACTION, start, cypress.proxy()).asMutation());
+      JsonNode txNode = started.path("transaction_id");
+      if (!txNode.isTextual() || txNode.asText().isEmpty()) {
+        throw unreadable(name, "start_transaction answered without a transaction id: "
+            + YtRowCodec.abbreviate(started));
+      }
+      String tx = txNode.asText();
       try {
         ObjectNode lock = YtJson.object().put("path", lockNode).put("mode", "exclusive").put("transaction_id", tx);
         client.execute(Call.setup(YtCommand.LOCK, lock, cypress.proxy()).asMutation());
-        long generation = cypress.get(generationNode + "/@epochal_generation").map(JsonNode::asLong).orElse(0L) + 1;
+        long generation = generation(name, generationNode) + 1;
         cypress.set(generationNode + "/@epochal_generation", YtJson.NODES.numberNode(generation), List.of(tx));
         Lease lease = new Lease(name, owner, generation);
         Handle handle = new Handle(lease, tx);
@@ -164,10 +172,33 @@ public final class LeaseManager implements AutoCloseable {
           throw e;
         }
         LOG.info("lease {}: lock conflict with a racing acquirer (attempt {}), retrying", name, attempt);
+      } catch (RuntimeException e) {
+        abortQuietly(tx);
+        throw e;
       }
     }
     throw new StoreException("could not acquire lease " + name + " for " + owner + " after " + MAX_ACQUIRE_ATTEMPTS
         + " attempts: other acquirers kept taking it over");
+  }
+
+  /** The generation recorded for lease {@code name}: 0 if none was ever recorded. */
+  private long generation(String name, String generationNode) {
+    java.util.Optional<JsonNode> recorded = cypress.get(generationNode + "/@epochal_generation");
+    if (recorded.isEmpty()) {
+      return 0;
+    }
+    JsonNode g = recorded.get();
+    if (!g.isIntegralNumber() || !g.canConvertToLong() || g.longValue() < 0) {
+      throw unreadable(name, generationNode + "/@epochal_generation holds " + YtRowCodec.abbreviate(g)
+          + ", not a generation");
+    }
+    return g.longValue();
+  }
+
+  private static StoreException unreadable(String name, String what) {
+    return new StoreException("lease " + name + " cannot be acquired: " + what + ". Refusing to issue a generation "
+        + "over state that cannot be read (fencing would restart); repair the node or remove the lease's nodes "
+        + "deliberately", null, false, ErrorContext.NONE);
   }
 
   private void fencePreviousHolders(String name, String lockNode) {
@@ -176,10 +207,18 @@ public final class LeaseManager implements AutoCloseable {
       mine.markLost("being taken over");
     }
     JsonNode locks = cypress.get(lockNode + "/@locks").orElse(YtJson.array());
+    if (!locks.isArray()) {
+      throw unreadable(name, lockNode + "/@locks holds " + YtRowCodec.abbreviate(locks) + ", not a list of locks");
+    }
     List<String> holders = new ArrayList<>();
     for (JsonNode l : locks) {
-      String tx = l.path("transaction_id").asText(null);
-      if (tx != null && !holders.contains(tx)) {
+      JsonNode txNode = l.path("transaction_id");
+      if (!txNode.isTextual()) {
+        throw unreadable(name, lockNode + "/@locks holds a lock without a transaction id: "
+            + YtRowCodec.abbreviate(l));
+      }
+      String tx = txNode.asText();
+      if (!holders.contains(tx)) {
         holders.add(tx);
       }
     }

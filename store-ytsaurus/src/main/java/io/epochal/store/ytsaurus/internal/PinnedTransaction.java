@@ -7,6 +7,7 @@ import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.StoreException;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.ytsaurus.YtError;
@@ -38,6 +39,12 @@ import org.slf4j.LoggerFactory;
  * epoch did not commit and is replayed. A commit whose answer was lost →
  * {@link io.epochal.store.ytsaurus.YtCommitOutcomeUnknownException}. Writes to a table are buffered client-side until
  * commit; the proxy buffers them again until {@code commit_transaction}, so a lost proxy writes nothing.
+ *
+ * <p>Reads: YTsaurus keeps the rows as typed columns and answers them as JSON rows, which {@link YtRowCodec} decodes;
+ * there are no stored bytes of the client's own, so {@link ReadHook#storedBytes} is not called. An answer that is no
+ * tabular JSON, has another row count than keys, or holds a row that does not fit the schema fails the read (see
+ * {@link YtTableStoreSupport#matchLookup}); lookups and scans ask for {@code dump_error_into_response}, so an error
+ * that struck after the rows began to stream shows in the body instead of being lost in an HTTP trailer.
  */
 public final class PinnedTransaction extends AbstractYtTransaction {
   private static final Logger LOG = LoggerFactory.getLogger(PinnedTransaction.class);
@@ -49,9 +56,10 @@ public final class PinnedTransaction extends AbstractYtTransaction {
   private final LeaseManager.Handle leaseHandle;
   private final CommitHook hook;
 
-  private PinnedTransaction(Object owner, Lease lease, BooleanSupplier storeClosed, YtHttpClient client, String proxy,
-      String servedBy, String transactionId, LeaseManager.Handle leaseHandle, CommitHook hook) {
-    super(owner, lease, storeClosed);
+  private PinnedTransaction(Object owner, Lease lease, BooleanSupplier storeClosed, ReadHook readHook,
+      YtHttpClient client, String proxy, String servedBy, String transactionId, LeaseManager.Handle leaseHandle,
+      CommitHook hook) {
+    super(owner, lease, storeClosed, readHook);
     this.client = client;
     this.proxy = proxy;
     this.servedBy = servedBy;
@@ -69,11 +77,12 @@ public final class PinnedTransaction extends AbstractYtTransaction {
    * @param timeoutMs the tablet transaction timeout (the sticky lease; renewed by every call)
    * @param leaseHandle the lease, or {@code null}
    * @param hook the commit hook
+   * @param readHook the read hook
    * @param storeClosed tells whether the store was closed
    * @return the open transaction
    */
   public static PinnedTransaction begin(Object owner, YtHttpClient client, ProxyPool pool, long timeoutMs,
-      LeaseManager.Handle leaseHandle, CommitHook hook, BooleanSupplier storeClosed) {
+      LeaseManager.Handle leaseHandle, CommitHook hook, ReadHook readHook, BooleanSupplier storeClosed) {
     if (leaseHandle != null) {
       leaseHandle.checkNotLost();
     }
@@ -85,14 +94,15 @@ public final class PinnedTransaction extends AbstractYtTransaction {
       String proxy = pool.next();
       try {
         YtHttpClient.Response r = client.execute(Call.setup(YtCommand.START_TRANSACTION, params, proxy));
-        String id = r.json().path("transaction_id").asText(null);
+        JsonNode idNode = r.json().path("transaction_id");
+        String id = idNode.isTextual() && !idNode.asText().isEmpty() ? idNode.asText() : null;
         if (id == null) {
           throw new StoreException("start_transaction on " + proxy + " answered without transaction_id: "
               + r.json());
         }
         LOG.debug("tablet transaction {} pinned to {} (X-YT-Proxy {})", id, proxy, r.servedBy());
-        return new PinnedTransaction(owner, leaseHandle == null ? null : leaseHandle.lease(), storeClosed, client,
-            proxy, r.servedBy(), id, leaseHandle, hook);
+        return new PinnedTransaction(owner, leaseHandle == null ? null : leaseHandle.lease(), storeClosed, readHook,
+            client, proxy, r.servedBy(), id, leaseHandle, hook);
       } catch (YtException e) {
         if (e.httpStatus() != 0) {
           throw e;
@@ -128,7 +138,8 @@ public final class PinnedTransaction extends AbstractYtTransaction {
       for (TableKey k : chunk) {
         input.add(YtRowCodec.keyToJson(k));
       }
-      ObjectNode params = YtJson.object().put("path", table.ytPath()).put("keep_missing_rows", true);
+      ObjectNode params = YtJson.object().put("path", table.ytPath()).put("keep_missing_rows", true)
+          .put("dump_error_into_response", true);
       List<JsonNode> rows = client.rows(inTx(YtCommand.LOOKUP_ROWS, params, input, Phase.IN_TRANSACTION));
       out.addAll(YtTableStoreSupport.matchLookup(table, chunk, rows));
     }
@@ -139,10 +150,10 @@ public final class PinnedTransaction extends AbstractYtTransaction {
   protected List<Row> doScan(YtTable table) {
     ObjectNode params = YtJson.object().put("query", "* FROM [" + table.ytPath() + "]")
         .put("output_row_limit", YtTableStoreSupport.SCAN_LIMIT).put("input_row_limit", YtTableStoreSupport.SCAN_LIMIT)
-        .put("fail_on_incomplete_result", true);
+        .put("fail_on_incomplete_result", true).put("dump_error_into_response", true);
     List<Row> out = new ArrayList<>();
     for (JsonNode row : client.rows(inTx(YtCommand.SELECT_ROWS, params, null, Phase.IN_TRANSACTION))) {
-      out.add(YtRowCodec.rowFromJson(table.schema(), row));
+      out.add(YtRowCodec.rowFromJson(table.schema(), row, null));
     }
     return out;
   }

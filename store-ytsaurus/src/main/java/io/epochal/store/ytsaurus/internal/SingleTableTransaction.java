@@ -3,9 +3,10 @@ package io.epochal.store.ytsaurus.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.epochal.errors.CommitConflictException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
 import io.epochal.store.table.CommitHook;
-import io.epochal.store.table.Lease;
+import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.ytsaurus.internal.YtHttpClient.Call;
@@ -34,6 +35,11 @@ import java.util.function.BooleanSupplier;
  *       ping and the write can still write after losing the lease, because a single {@code insert_rows} cannot carry
  *       a prerequisite (unknown parameters are ignored).</li>
  * </ul>
+ *
+ * <p>Reads: the {@code row} column holds the values as checksummed bytes of the client's own encoding
+ * ({@link SingleTableLayout}); each passes through {@link ReadHook#storedBytes} and is checked before it is decoded.
+ * A row that fails the check or does not decode is {@link io.epochal.errors.StateCorruptedException}; an answer with
+ * another row count than keys, or a row of another key than asked, fails the read; never a missing row.
  */
 public final class SingleTableTransaction extends AbstractYtTransaction {
   private final YtHttpClient client;
@@ -54,11 +60,13 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
    * @param leases the lease manager
    * @param leaseHandle the lease, or {@code null}
    * @param hook the commit hook
+   * @param readHook the read hook
    * @param storeClosed tells whether the store was closed
    */
   public SingleTableTransaction(Object owner, YtHttpClient client, String proxy, String sharedTable,
-      LeaseManager leases, LeaseManager.Handle leaseHandle, CommitHook hook, BooleanSupplier storeClosed) {
-    super(owner, leaseHandle == null ? null : leaseHandle.lease(), storeClosed);
+      LeaseManager leases, LeaseManager.Handle leaseHandle, CommitHook hook, ReadHook readHook,
+      BooleanSupplier storeClosed) {
+    super(owner, leaseHandle == null ? null : leaseHandle.lease(), storeClosed, readHook);
     if (leaseHandle != null) {
       leaseHandle.checkNotLost();
     }
@@ -72,18 +80,25 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
   }
 
   private long timestamp() {
-    return client.json(Call.setup(YtCommand.GENERATE_TIMESTAMP, YtJson.object(), proxy)).path("timestamp").asLong();
+    JsonNode answer = client.json(Call.setup(YtCommand.GENERATE_TIMESTAMP, YtJson.object(), proxy));
+    JsonNode ts = answer.get("timestamp");
+    if (ts == null || !ts.isIntegralNumber() || !ts.canConvertToLong() || ts.longValue() <= 0) {
+      throw new StoreException("generate_timestamp on " + proxy + " answered " + YtRowCodec.abbreviate(answer)
+          + " without a positive int64 timestamp; conflicts cannot be checked without one", null, false,
+          ErrorContext.NONE);
+    }
+    return ts.longValue();
   }
 
-  private List<JsonNode> lookupPhysical(List<ObjectNode> keys) {
+  private List<JsonNode> lookupPhysical(String path, List<ObjectNode> keys) {
     List<JsonNode> out = new ArrayList<>(keys.size());
     for (int from = 0; from < keys.size(); from += YtTableStoreSupport.LOOKUP_CHUNK) {
       List<ObjectNode> chunk = keys.subList(from, Math.min(keys.size(), from + YtTableStoreSupport.LOOKUP_CHUNK));
-      ObjectNode p = YtJson.object().put("path", sharedTable).put("keep_missing_rows", true);
+      ObjectNode p = YtJson.object().put("path", sharedTable).put("keep_missing_rows", true)
+          .put("dump_error_into_response", true);
       List<JsonNode> rows = client.rows(new Call(YtCommand.LOOKUP_ROWS, p, chunk, proxy, Phase.SETUP, null, false));
       if (rows.size() != chunk.size()) {
-        throw new StoreException("lookup_rows on " + sharedTable + " with keep_missing_rows=true answered "
-            + rows.size() + " rows for " + chunk.size() + " keys; refusing a partial answer");
+        throw YtTableStoreSupport.partialAnswer(path, sharedTable, rows.size(), chunk.size());
       }
       out.addAll(rows);
     }
@@ -96,14 +111,15 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
     for (TableKey k : keys) {
       physical.add(SingleTableLayout.physicalKey(k));
     }
-    List<JsonNode> rows = lookupPhysical(physical);
+    String path = table.schema().path();
+    List<JsonNode> rows = lookupPhysical(path, physical);
     List<Optional<Row>> out = new ArrayList<>(keys.size());
     for (int i = 0; i < keys.size(); i++) {
       JsonNode r = rows.get(i);
-      Row row = YtTableStoreSupport.isMissing(r) ? null : SingleTableLayout.decode(table.schema(), r);
+      Row row = YtTableStoreSupport.isMissing(r) ? null
+          : SingleTableLayout.decode(table.schema(), r, keys.get(i), readHook());
       if (row != null && !row.key().equals(keys.get(i))) {
-        throw new StoreException("single-table lookup answered " + row.key() + " where " + keys.get(i)
-            + " was asked");
+        throw YtTableStoreSupport.wrongKey(path, sharedTable, i, row.key(), keys.get(i));
       }
       out.add(Optional.ofNullable(row));
     }
@@ -117,13 +133,18 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
     String query = "* FROM [" + sharedTable + "]" + (ascii ? " WHERE state_id = \""
         + path.replace("\\", "\\\\").replace("\"", "\\\"") + "\"" : "");
     ObjectNode p = YtJson.object().put("query", query).put("output_row_limit", YtTableStoreSupport.SCAN_LIMIT)
-        .put("input_row_limit", YtTableStoreSupport.SCAN_LIMIT).put("fail_on_incomplete_result", true);
+        .put("input_row_limit", YtTableStoreSupport.SCAN_LIMIT).put("fail_on_incomplete_result", true)
+        .put("dump_error_into_response", true);
     List<Row> out = new ArrayList<>();
     for (JsonNode r : client.rows(Call.setup(YtCommand.SELECT_ROWS, p, proxy))) {
-      if (!YtJson.jsonToText(r.path("state_id").asText()).equals(path)) {
+      JsonNode stateId = r == null ? null : r.get("state_id");
+      if (stateId == null || !stateId.isTextual()) {
+        throw YtRowCodec.corrupted(table.schema(), null, r, "a row of the shared table without a string state_id");
+      }
+      if (!YtJson.jsonToText(stateId.textValue()).equals(path)) {
         continue;
       }
-      Row row = SingleTableLayout.decode(table.schema(), r);
+      Row row = SingleTableLayout.decode(table.schema(), r, null, readHook());
       if (row != null) {
         out.add(row);
       }
@@ -158,14 +179,15 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
         logical.add(k);
       }
     }
-    List<JsonNode> current = lookupPhysical(keys);
+    List<JsonNode> current = lookupPhysical(sharedTable, keys);
     for (int i = 0; i < current.size(); i++) {
       JsonNode r = current.get(i);
-      if (!YtTableStoreSupport.isMissing(r) && SingleTableLayout.version(r) > startTimestamp) {
-        throw new CommitConflictException("single-table commit conflict: table " + owners.get(i).schema().path()
+      String path = owners.get(i).schema().path();
+      if (!YtTableStoreSupport.isMissing(r) && SingleTableLayout.version(r, path) > startTimestamp) {
+        throw new CommitConflictException("single-table commit conflict: table " + path
             + " key " + logical.get(i).describeParts() + " was committed by another transaction (version "
-            + SingleTableLayout.version(r) + ") after this one began (timestamp " + startTimestamp
-            + "); nothing was applied");
+            + SingleTableLayout.version(r, path) + ") after this one began (timestamp " + startTimestamp
+            + "); nothing was applied", path, logical.get(i).describeParts());
       }
     }
     for (YtTable t : writes.keySet()) {

@@ -3,6 +3,7 @@ package io.epochal.store.ytsaurus.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
 import io.epochal.store.ytsaurus.YtError;
 import io.epochal.store.ytsaurus.YtException;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Cypress and table-administration calls through the entry proxy: nodes, attributes, dynamic tables (create, mount
  * and wait, uniform reshard). All calls are {@link YtHttpClient.Phase#SETUP}: retried on retryable errors, with
- * {@code mutation_id} on mutations.
+ * {@code mutation_id} on mutations. A read whose answer lacks the value asked for fails (not retryable) instead of
+ * reading as a missing node.
  *
  * <p>Thread-safe.
  */
@@ -107,11 +109,12 @@ public final class YtCypress {
    *
    * @param path a path, possibly ending in {@code /@attr}
    * @return the value
+   * @throws StoreException (not retryable) if the answer has no {@code value}
    */
   public Optional<JsonNode> get(String path) {
     try {
-      return Optional.of(client.json(Call.setup(YtCommand.GET, YtJson.object().put("path", path), proxy))
-          .path("value"));
+      return Optional.of(value(client.json(Call.setup(YtCommand.GET, YtJson.object().put("path", path), proxy)),
+          "get", path));
     } catch (YtException e) {
       if (e.hasCode(YtError.RESOLVE_ERROR)) {
         return Optional.empty();
@@ -125,8 +128,25 @@ public final class YtCypress {
    * @return whether it exists
    */
   public boolean exists(String path) {
-    return client.json(Call.setup(YtCommand.EXISTS, YtJson.object().put("path", path), proxy)).path("value")
-        .asBoolean(false);
+    JsonNode value = value(client.json(Call.setup(YtCommand.EXISTS, YtJson.object().put("path", path), proxy)),
+        "exists", path);
+    if (!value.isBoolean()) {
+      throw malformed("exists", path, "a value that is not a boolean: " + value);
+    }
+    return value.booleanValue();
+  }
+
+  private JsonNode value(JsonNode answer, String command, String path) {
+    JsonNode value = answer.get("value");
+    if (value == null) {
+      throw malformed(command, path, "no value: " + YtRowCodec.abbreviate(answer));
+    }
+    return value;
+  }
+
+  private StoreException malformed(String command, String path, String what) {
+    return new StoreException(command + " " + path + " on " + proxy + " answered " + what + "; refusing to read it as "
+        + "a missing node", null, false, ErrorContext.of(path, null));
   }
 
   /**

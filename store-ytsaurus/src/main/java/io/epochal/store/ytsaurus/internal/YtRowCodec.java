@@ -2,6 +2,8 @@ package io.epochal.store.ytsaurus.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.StoreException;
 import io.epochal.store.table.Column;
 import io.epochal.store.table.ColumnType;
@@ -10,6 +12,7 @@ import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import java.math.BigInteger;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * Converts {@link TableKey}s and {@link Row}s to rows of the JSON row format and back, with the string convention of
@@ -18,7 +21,12 @@ import java.util.List;
  * client's {@link io.epochal.hash.FarmHash} so a server whose {@code farm_hash} differs is noticed at once.
  *
  * <p>Doubles must be finite: the JSON row format has no portable NaN/Infinity. {@code uint64} values travel as
- * unsigned JSON integers. Stateless and thread-safe.
+ * unsigned JSON integers.
+ *
+ * <p>An answered row that does not fit its schema (not an object, a key column missing, a value of the wrong type or
+ * outside the byte convention) is {@link StateCorruptedException} naming the table and the key (the key asked for, or
+ * the key columns as answered): no retry makes such a row readable, and it is never taken for a missing row.
+ * Stateless and thread-safe.
  */
 public final class YtRowCodec {
   private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
@@ -96,14 +104,13 @@ public final class YtRowCodec {
    * @param column the column
    * @param node a JSON value from an answer
    * @return the Java value, or {@code null}
-   * @throws StoreException if the value does not fit the column type
+   * @throws IllegalArgumentException if the value does not fit the column type (the message says how)
    */
-  public static Object decode(TableSchema schema, Column column, JsonNode node) {
+  static Object decode(TableSchema schema, Column column, JsonNode node) {
     if (node == null || node.isNull()) {
       return null;
     }
-    String what = "table " + schema.path() + " column '" + column.name() + "' (" + column.type().displayName()
-        + ")";
+    String what = "column '" + column.name() + "' (" + column.type().displayName() + ")";
     try {
       switch (column.type()) {
         case INT64:
@@ -146,10 +153,11 @@ public final class YtRowCodec {
           break;
       }
     } catch (IllegalArgumentException e) {
-      throw new StoreException("YTsaurus answered a value for " + what + " that breaks the encode_utf8 byte "
-          + "convention: " + e.getMessage(), e);
+      throw new IllegalArgumentException("YTsaurus answered a value for " + what + " that breaks the encode_utf8 "
+          + "byte convention: " + e.getMessage(), e);
     }
-    throw new StoreException("YTsaurus answered " + node + " for " + what + ", which does not fit the column type");
+    throw new IllegalArgumentException("YTsaurus answered " + abbreviate(node) + " for " + what
+        + ", which does not fit the column type");
   }
 
   /**
@@ -157,46 +165,78 @@ public final class YtRowCodec {
    *
    * @param schema the schema
    * @param json the JSON row (all columns; {@code hash} optional)
+   * @param asked the key the row was looked up by, or {@code null} (a scan): named in errors
    * @return the row
-   * @throws StoreException if a column is missing or mistyped, or the server's {@code hash} differs from FarmHash
+   * @throws StateCorruptedException if the row does not fit the schema
+   * @throws StoreException (not retryable) if the server's {@code hash} differs from FarmHash
    */
-  public static Row rowFromJson(TableSchema schema, JsonNode json) {
+  public static Row rowFromJson(TableSchema schema, JsonNode json, TableKey asked) {
     if (json == null || !json.isObject()) {
-      throw new StoreException("YTsaurus answered " + json + " where a row of table " + schema.path()
-          + " was expected");
+      throw corrupted(schema, asked, json, "YTsaurus answered " + abbreviate(json) + " where a row was expected");
     }
     List<Column> keyColumns = schema.userKeyColumns();
     Object[] parts = new Object[keyColumns.size()];
     for (int i = 0; i < parts.length; i++) {
       Column c = keyColumns.get(i);
-      parts[i] = decode(schema, c, json.get(c.name()));
+      try {
+        parts[i] = decode(schema, c, json.get(c.name()));
+      } catch (IllegalArgumentException e) {
+        throw corrupted(schema, asked, json, e.getMessage());
+      }
       if (parts[i] == null) {
-        throw new StoreException("YTsaurus answered a row of table " + schema.path() + " without key column '"
-            + c.name() + "': " + json);
+        throw corrupted(schema, asked, json, "YTsaurus answered a row without key column '" + c.name() + "'");
       }
     }
     TableKey key = TableKey.of(schema, parts);
     JsonNode serverHash = json.get(TableSchema.HASH_COLUMN);
     if (serverHash != null && !serverHash.isNull()) {
-      Object h = decode(schema, schema.keyColumns().get(0), serverHash);
+      Object h;
+      try {
+        h = decode(schema, schema.keyColumns().get(0), serverHash);
+      } catch (IllegalArgumentException e) {
+        throw corrupted(schema, key, json, e.getMessage());
+      }
       if (!h.equals(key.hash())) {
         throw new StoreException("YTsaurus computed hash " + Long.toUnsignedString((Long) h) + " for " + key
             + " but FarmHash gives " + Long.toUnsignedString(key.hash()) + ": the server's farm_hash or the string "
-            + "convention differs from the client's; refusing to continue");
+            + "convention differs from the client's; refusing to continue", null, false,
+            ErrorContext.of(schema.path(), key.describeParts()));
       }
     }
     List<Column> valueColumns = schema.valueColumns();
     Object[] values = new Object[valueColumns.size()];
     for (int i = 0; i < values.length; i++) {
       Column c = valueColumns.get(i);
-      values[i] = decode(schema, c, json.get(c.name()));
+      try {
+        values[i] = decode(schema, c, json.get(c.name()));
+      } catch (IllegalArgumentException e) {
+        throw corrupted(schema, key, json, e.getMessage());
+      }
     }
     try {
       return Row.of(key, values);
     } catch (NullPointerException | IllegalArgumentException e) {
-      throw new StoreException("YTsaurus answered a row of table " + schema.path() + " that does not fit its "
-          + "schema: " + e.getMessage(), e);
+      throw corrupted(schema, key, json, "YTsaurus answered a row that does not fit its schema: " + e.getMessage());
     }
+  }
+
+  /**
+   * @param schema the table's schema
+   * @param key the key concerned, or {@code null} if neither asked nor decodable
+   * @param json the answered row
+   * @param what what is wrong with it
+   * @return the error naming table and key
+   */
+  static StateCorruptedException corrupted(TableSchema schema, TableKey key, JsonNode json, String what) {
+    Object shown = key != null ? key.describeParts() : "(undecodable, answered as " + abbreviate(json) + ")";
+    return new StateCorruptedException(schema.path(), shown, OptionalLong.empty(),
+        new IllegalArgumentException(what + " (row " + abbreviate(json) + ")"));
+  }
+
+  /** @return a JSON value as text, cut at 300 chars */
+  static String abbreviate(JsonNode json) {
+    String s = String.valueOf(json);
+    return s.length() > 300 ? s.substring(0, 300) + "..." : s;
   }
 
   /** @return whether {@code type} is stored as a YTsaurus string (bytes) */

@@ -1,6 +1,7 @@
 package io.epochal.store.ytsaurus.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableKey;
@@ -29,13 +30,12 @@ public final class YtTableStoreSupport {
    * @param keys the keys asked, in order
    * @param rows the answer
    * @return one element per key
-   * @throws StoreException if the count or a key differs
+   * @throws StoreException if the count differs (retryable: an answer cut short) or a key differs (not retryable)
+   * @throws io.epochal.errors.StateCorruptedException if a row does not fit the schema
    */
   public static List<Optional<Row>> matchLookup(YtTable table, List<TableKey> keys, List<JsonNode> rows) {
     if (rows.size() != keys.size()) {
-      throw new StoreException("lookup_rows on " + table.ytPath() + " with keep_missing_rows=true answered "
-          + rows.size() + " rows for " + keys.size() + " keys (an error may have been sent as an HTTP trailer); "
-          + "refusing a partial answer");
+      throw partialAnswer(table.schema().path(), table.ytPath(), rows.size(), keys.size());
     }
     List<Optional<Row>> out = new ArrayList<>(keys.size());
     for (int i = 0; i < keys.size(); i++) {
@@ -44,14 +44,37 @@ public final class YtTableStoreSupport {
         out.add(Optional.empty());
         continue;
       }
-      Row row = YtRowCodec.rowFromJson(table.schema(), r);
+      Row row = YtRowCodec.rowFromJson(table.schema(), r, keys.get(i));
       if (!row.key().equals(keys.get(i))) {
-        throw new StoreException("lookup_rows on " + table.ytPath() + " answered key " + row.key() + " at position "
-            + i + " where " + keys.get(i) + " was asked");
+        throw wrongKey(table.schema().path(), table.ytPath(), i, row.key(), keys.get(i));
       }
       out.add(Optional.of(row));
     }
     return out;
+  }
+
+  /**
+   * @param path the logical table path
+   * @param ytPath the physical table
+   * @param answered the rows answered
+   * @param asked the keys asked
+   * @return the error for a {@code keep_missing_rows=true} answer with another row count than keys: retryable (an
+   *     answer cut short in transit, or an error sent as an HTTP trailer, which {@code java.net.http} cannot read)
+   */
+  public static StoreException partialAnswer(String path, String ytPath, int answered, int asked) {
+    return new StoreException("lookup_rows on " + ytPath + " (table " + path + ") with keep_missing_rows=true "
+        + "answered " + answered + " rows for " + asked + " keys (an answer cut short, or an error sent as an HTTP "
+        + "trailer); refusing a partial answer", null, true, ErrorContext.of(path, null));
+  }
+
+  /**
+   * @return the error for a lookup answer whose row at {@code position} has another key than the one asked: not
+   *     retryable (the server or the string convention disagrees with the client)
+   */
+  static StoreException wrongKey(String path, String ytPath, int position, TableKey answered, TableKey asked) {
+    return new StoreException("lookup_rows on " + ytPath + " (table " + path + ") answered key "
+        + answered.describeParts() + " at position " + position + " where " + asked.describeParts()
+        + " was asked; refusing the answer", null, false, ErrorContext.of(path, asked.describeParts()));
   }
 
   /**
