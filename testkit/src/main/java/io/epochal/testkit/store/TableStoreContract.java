@@ -1197,7 +1197,7 @@ public abstract class TableStoreContract {
   private int storedLength(TableStore store, Table t, TableKey key) {
     String path = t.path();
     int before = reads.storedBytesCalls(path);
-    assertTrue(read(store, t, key).isPresent());
+    assertTrue(read(store, t, key).isPresent(), "a committed row of " + path + " was not found");
     List<Integer> lengths = reads.storedBytesLengths(path);
     assertTrue(lengths.size() > before, "a lookup of a stored row did not pass its bytes through "
         + "ReadHook.storedBytes (if the store keeps no bytes, override storesBytes() to return false)"

@@ -93,12 +93,14 @@ public final class PinnedTransaction extends AbstractYtTransaction {
     for (int i = 0; i < tries; i++) {
       String proxy = pool.next();
       try {
-        YtHttpClient.Response r = client.execute(Call.setup(YtCommand.START_TRANSACTION, params, proxy));
-        JsonNode idNode = r.json().path("transaction_id");
+        Call start = Call.setup(YtCommand.START_TRANSACTION, params, proxy);
+        YtHttpClient.Response r = client.execute(start);
+        JsonNode answer = client.parse(start, r);
+        JsonNode idNode = answer.path("transaction_id");
         String id = idNode.isTextual() && !idNode.asText().isEmpty() ? idNode.asText() : null;
         if (id == null) {
           throw new StoreException("start_transaction on " + proxy + " answered without transaction_id: "
-              + r.json());
+              + answer);
         }
         LOG.debug("tablet transaction {} pinned to {} (X-YT-Proxy {})", id, proxy, r.servedBy());
         return new PinnedTransaction(owner, leaseHandle == null ? null : leaseHandle.lease(), storeClosed, readHook,

@@ -254,9 +254,26 @@ public final class YtHttpClient implements AutoCloseable {
    *
    * @param call the call
    * @return the answer
+   * @throws YtException (retryable: damaged in transit) if the answer is not JSON
    */
   public JsonNode json(Call call) {
-    return execute(call).json();
+    return parse(call, execute(call));
+  }
+
+  /**
+   * Parses the answer of {@code call} as one JSON document ({@code {}} for an empty body).
+   *
+   * @param call the call that was answered
+   * @param response its answer
+   * @return the document
+   * @throws YtException (retryable: damaged in transit) if the answer is not JSON
+   */
+  public JsonNode parse(Call call, Response response) {
+    try {
+      return response.json();
+    } catch (IllegalStateException e) {
+      throw failure(call, response.correlationId(), response.status(), null, e.getMessage(), e.getCause());
+    }
   }
 
   /**
