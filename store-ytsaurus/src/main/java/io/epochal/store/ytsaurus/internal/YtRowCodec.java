@@ -100,13 +100,12 @@ public final class YtRowCodec {
   }
 
   /**
-   * @param schema the schema
    * @param column the column
    * @param node a JSON value from an answer
    * @return the Java value, or {@code null}
    * @throws IllegalArgumentException if the value does not fit the column type (the message says how)
    */
-  static Object decode(TableSchema schema, Column column, JsonNode node) {
+  static Object decode(Column column, JsonNode node) {
     if (node == null || node.isNull()) {
       return null;
     }
@@ -179,7 +178,7 @@ public final class YtRowCodec {
     for (int i = 0; i < parts.length; i++) {
       Column c = keyColumns.get(i);
       try {
-        parts[i] = decode(schema, c, json.get(c.name()));
+        parts[i] = decode(c, json.get(c.name()));
       } catch (IllegalArgumentException e) {
         throw corrupted(schema, asked, json, e.getMessage());
       }
@@ -192,7 +191,7 @@ public final class YtRowCodec {
     if (serverHash != null && !serverHash.isNull()) {
       Object h;
       try {
-        h = decode(schema, schema.keyColumns().get(0), serverHash);
+        h = decode(schema.keyColumns().get(0), serverHash);
       } catch (IllegalArgumentException e) {
         throw corrupted(schema, key, json, e.getMessage());
       }
@@ -208,7 +207,7 @@ public final class YtRowCodec {
     for (int i = 0; i < values.length; i++) {
       Column c = valueColumns.get(i);
       try {
-        values[i] = decode(schema, c, json.get(c.name()));
+        values[i] = decode(c, json.get(c.name()));
       } catch (IllegalArgumentException e) {
         throw corrupted(schema, key, json, e.getMessage());
       }
