@@ -232,8 +232,12 @@ public final class EpochalTrident {
    * Epochal's {@code OpaqueMap} over a Trident {@code IBackingMap<OpaqueValue>} (the store your Trident
    * {@code OpaqueMap.build(...)} wrapped), one map per partition over the same store. Cells stay Storm
    * {@code OpaqueValue}s in your store, so Trident and Epochal can read each other's data; values read back have
-   * integral numbers widened to {@code Long}; a cell with a null value reads as absent and one with a null txid raises
-   * {@link io.epochal.errors.StateCorruptedException}.
+   * integral numbers widened to {@code Long}. A cell without a value ({@code [txid, null, prev]}, written by Storm's
+   * {@code MemoryMapState.multiRemove} or a Trident updater returning null) keeps its txid and prev: a later batch
+   * reads the key as absent, a replay of its batch reads {@code prev}, and one from a batch ahead raises
+   * {@link io.epochal.errors.StateAheadException}, exactly as Trident's {@code OpaqueMap} reads it. Trident
+   * {@code StateUpdater}s on such a state see a Trident {@code RemovableMapState} and may remove keys the same way. A
+   * cell with a null txid raises {@link io.epochal.errors.StateCorruptedException}.
    *
    * @param <V> the value type (untyped in Trident; {@code Long} for {@code Count})
    */
@@ -250,9 +254,10 @@ public final class EpochalTrident {
       Function<? super StateContext, ? extends org.apache.storm.trident.state.map.IBackingMap<
           org.apache.storm.trident.state.OpaqueValue>> backingPerPartition) {
     Objects.requireNonNull(backingPerPartition, "backingPerPartition");
-    Object factory = OpaqueMap.<List<Object>, Object>factory(context -> new TridentBackingMap<>(
-        (org.apache.storm.trident.state.map.IBackingMap) backingPerPartition.apply(context),
-        TridentBackingMap.OPAQUE, context.stateName()));
+    Object factory = TridentNullCells.hiding(OpaqueMap.<List<Object>, Object>factory(
+        context -> new TridentBackingMap<>(
+            (org.apache.storm.trident.state.map.IBackingMap) backingPerPartition.apply(context),
+            TridentBackingMap.OPAQUE, context.stateName())));
     return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
   }
 
@@ -264,9 +269,9 @@ public final class EpochalTrident {
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> transactionalState(
       org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.TransactionalValue> backing) {
     Objects.requireNonNull(backing, "backing");
-    Object factory = TransactionalMap.<List<Object>, Object>factory(context -> new TridentBackingMap<>(
-        (org.apache.storm.trident.state.map.IBackingMap) backing, TridentBackingMap.TRANSACTIONAL,
-        context.stateName()));
+    Object factory = TridentNullCells.hiding(TransactionalMap.<List<Object>, Object>factory(
+        context -> new TridentBackingMap<>((org.apache.storm.trident.state.map.IBackingMap) backing,
+            TridentBackingMap.TRANSACTIONAL, context.stateName())));
     return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
   }
 
