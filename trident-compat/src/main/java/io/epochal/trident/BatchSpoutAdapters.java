@@ -41,7 +41,7 @@ final class BatchSpoutAdapters {
 
     List<TridentTuple> emit(long batchId) {
       if (!opened) {
-        spout.open(support.conf, support.context());
+        spout.open(support.conf, support.emitterContext());
         opened = true;
       }
       Collectors.Buffer buffer = new Collectors.Buffer("IBatchSpout " + support.name, support.fields);

@@ -379,8 +379,11 @@ public final class EpochalTrident {
    * A generic Trident {@code ITridentSpout} (coordinator + emitter) as an Epochal spout. Per new txid the coordinator's
    * {@code isReady(txid)} and {@code initializeTransaction(txid, previous metadata, null)} fix the batch's metadata,
    * and the emitter's {@code emitBatch(attempt, metadata, collector)} emits it (again on every replay); after the
-   * commit {@code ICommitterTridentSpout.Emitter.commit(attempt)}, then both {@code success} calls. Metadata is kept as
-   * JSON (as Trident keeps it in ZooKeeper) and must be a JSON value.
+   * commit {@code ICommitterTridentSpout.Emitter.commit(attempt)}, then both {@code success} calls. The coordinator
+   * and the emitter get Storm's contexts: component {@code $spoutcoord-<name>} and component {@code <name>}, one task
+   * each (Storm's {@code FeederBatchSpout} and {@code FeederCommitterBatchSpout} run as they do on Storm). Metadata is
+   * kept as JSON (as Trident keeps it in ZooKeeper) when it reads back equal from JSON, by Java serialization
+   * otherwise; other metadata is refused.
    *
    * @param kind {@code TRANSACTIONAL} if the same metadata always emits the same tuples, {@code NON_TRANSACTIONAL}
    *     otherwise

@@ -136,8 +136,8 @@ final class PartitionedSpoutAdapters {
 
     private IPartitionedTridentSpout.Emitter<Object, ISpoutPartition, Object> emitter() {
       if (emitter == null) {
-        coordinator = spout.getCoordinator(support.conf, support.context());
-        emitter = spout.getEmitter(support.conf, support.context());
+        coordinator = spout.getCoordinator(support.conf, support.coordinatorContext());
+        emitter = spout.getEmitter(support.conf, support.emitterContext());
       }
       return emitter;
     }
@@ -231,8 +231,8 @@ final class PartitionedSpoutAdapters {
 
     private IOpaquePartitionedTridentSpout.Emitter<Object, ISpoutPartition, Object> emitter() {
       if (emitter == null) {
-        coordinator = spout.getCoordinator(support.conf, support.context());
-        emitter = spout.getEmitter(support.conf, support.context());
+        coordinator = spout.getCoordinator(support.conf, support.coordinatorContext());
+        emitter = spout.getEmitter(support.conf, support.emitterContext());
       }
       return emitter;
     }
