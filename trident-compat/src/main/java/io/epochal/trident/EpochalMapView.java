@@ -32,8 +32,8 @@ import org.apache.storm.trident.state.snapshot.Snapshottable;
  * batch throws {@link io.epochal.errors.StateAheadException} for the transactional map too; null values and null
  * results of updaters are refused (a map over a Trident store takes removals through {@code multiRemove}, see
  * {@link Removing}); duplicate keys within one call are applied one after the other (the second builds on the first)
- * where Trident applies both to the same stored value and keeps the last. Keys are copied, so Trident's tuple views may be passed. Not thread-safe, like Trident's maps: one instance
- * per state partition.
+ * where Trident applies both to the same stored value and keeps the last. Keys are copied, so Trident's tuple views
+ * may be passed. Not thread-safe, like Trident's maps: one instance per state partition.
  */
 class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Object>, Snapshottable<Object> {
   /** The key of the global value of a non-grouped aggregate. */

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -57,7 +58,8 @@ import org.apache.storm.tuple.Fields;
  * {@code IBackingMap} under Epochal's maps ({@link #opaqueState}, {@link #transactionalState},
  * {@link #nonTransactionalState}) or a whole Trident {@code StateFactory} ({@link #tridentState}).
  * <pre>{@code
- * Stream<TridentTuple> sentences = builder.source(EpochalTrident.spout("sentences", fixedBatchSpout));
+ * Stream<TridentTuple> sentences =
+ *     EpochalTrident.newStream(builder, EpochalTrident.spout("sentences", fixedBatchSpout));
  * sentences.flatMap(EpochalTrident.each(new Fields("sentence"), new Split(), new Fields("word")))
  *     .groupBy(EpochalTrident.key(new Fields("word")))
  *     .persistentAggregate("counts", EpochalTrident.opaqueState(myTridentBackingMap),
@@ -65,6 +67,14 @@ import org.apache.storm.tuple.Fields;
  * }</pre>
  * Group keys are Trident's positional {@code List<Object>} keys (the values of the grouping fields), exactly what a
  * Trident {@code IBackingMap} receives.
+ *
+ * <p>Fields are checked as Trident checks them: on a stream whose fields are known ({@link #newStream},
+ * {@link #withFields}, and the streams {@code each}, {@code filter}, {@code groupBy} and {@link #stateQuery} derive
+ * from them) every {@code Fields} reference of these adapters is refused when the pipeline is built if the stream
+ * lacks the field ({@link IllegalArgumentException} naming the field and the available ones, Trident's message). On
+ * other streams (after your own {@code map}) the first record lacking it stops the pipeline with a non-retryable
+ * {@link io.epochal.errors.InvalidRecordException}; so do tuples emitted with more or fewer values than their
+ * operation declared. Operations Storm could not serialize are refused when adapted.
  *
  * <h2>2. Our state on their cluster</h2>
  * Epochal's {@code OpaqueMap} and {@code TransactionalMap} over a table of any Epochal {@link TableStore}
@@ -82,7 +92,8 @@ import org.apache.storm.tuple.Fields;
  * Map states follow Trident's cell rules (opaque {@code [txid, curr, prev]}: replay from {@code prev}; transactional
  * {@code [txid, val]}: skip a replayed key), except: a stored txid ahead of the batch throws
  * {@link io.epochal.errors.StateAheadException} for the transactional map too (Trident silently re-bases the value);
- * null values are refused; updates from a non-transactional stream (no txid) are refused; duplicate keys in one call
+ * null values are refused (a Trident store's removal cells keep Trident's rules, see {@link #opaqueState}); updates
+ * from a non-transactional stream (no txid) are refused; duplicate keys in one call
  * are applied in order; integral numbers read back from Trident stores are {@code Long}. The pipeline builder refuses
  * pairings that are not exactly-once (an opaque spout with an opaque map on the per-key protocol, which Trident
  * accepts). Each adapter's Javadoc states what it does with Trident's lifecycle calls.
@@ -120,22 +131,92 @@ public final class EpochalTrident {
   }
 
   /**
+   * Trident's {@code topology.newStream(id, spout)}: the stream of a spout made by {@code EpochalTrident.spout}, whose
+   * fields are known while the pipeline is built. Every {@code Fields} reference of the adapters applied to it (and to
+   * the streams {@link #each}, {@code filter}, {@code groupBy} and {@link #stateQuery} derive from it) is checked at
+   * once: a field the stream does not have is refused with {@link IllegalArgumentException} naming it and the
+   * available fields, as Trident refuses it, instead of failing when the first batch runs.
+   *
+   * @param builder the pipeline builder
+   * @param spout a spout made by one of the {@code spout} factories of this class
+   * @throws IllegalArgumentException if {@code spout} was not made here (use {@link #withFields})
+   */
+  public static Stream<TridentTuple> newStream(io.epochal.pipeline.PipelineBuilder builder,
+      Spout<TridentTuple, ?> spout) {
+    Objects.requireNonNull(builder, "builder");
+    if (!(Objects.requireNonNull(spout, "spout") instanceof SpoutSupport.Adapter adapter)) {
+      throw new IllegalArgumentException("spout " + spout.name() + " (" + spout.getClass().getName() + ") was not "
+          + "made by EpochalTrident.spout, so its fields are unknown: declare them with "
+          + "EpochalTrident.withFields(builder.source(spout), fields)");
+    }
+    return new FieldsStream(builder.source(spout), adapter.outputFields());
+  }
+
+  /**
+   * Declares the fields of a stream of Trident tuples (for example tuples made by your own {@code map} with
+   * {@link #tuple}, or the values of {@link #newValues}), so that the adapters applied to it are checked when the
+   * pipeline is built, as with {@link #newStream}. Each record is checked against the declaration at run time: a
+   * record with other fields stops the pipeline with {@link io.epochal.errors.InvalidRecordException}.
+   *
+   * @throws IllegalArgumentException if the stream's fields are already known and differ
+   */
+  public static Stream<TridentTuple> withFields(Stream<TridentTuple> stream, Fields fields) {
+    Objects.requireNonNull(stream, "stream");
+    Objects.requireNonNull(fields, "fields");
+    Optional<Fields> known = FieldsStream.fieldsOf(stream);
+    if (known.isPresent()) {
+      if (!known.get().toList().equals(fields.toList())) {
+        throw new IllegalArgumentException("the stream's fields are " + known.get() + ", not " + fields);
+      }
+      return stream;
+    }
+    return new FieldsStream(stream.map(new DeclaredFields(fields)), fields);
+  }
+
+  /** The run-time check of {@link #withFields}: every record has exactly the declared fields. */
+  private static final class DeclaredFields implements Function<TridentTuple, TridentTuple> {
+    private final Fields fields;
+    private final List<String> names;
+    private volatile Fields lastChecked;
+
+    DeclaredFields(Fields fields) {
+      this.fields = fields;
+      this.names = fields.toList();
+    }
+
+    @Override
+    public TridentTuple apply(TridentTuple record) {
+      Fields actual = record.getFields();
+      if (actual != lastChecked) {
+        if (!actual.toList().equals(names)) {
+          throw new io.epochal.errors.InvalidRecordException("a record of a stream declared (EpochalTrident."
+              + "withFields) with fields " + fields + " has fields " + actual + ": " + record + ". The pipeline "
+              + "stops: no replay fixes it");
+        }
+        lastChecked = actual;
+      }
+      return record;
+    }
+  }
+
+  /**
    * The group key of a tuple: the values of {@code groupFields}, as a {@code List<Object>} (Trident's positional key).
    * For {@link Stream#groupBy}: records of one key go to one partition ({@code farm_hash} of the key's parts, which
-   * must be strings, integral numbers, booleans, doubles or byte arrays, and never null).
-   *
-   * @throws IllegalArgumentException (when applied) if a tuple lacks one of the fields
+   * must be strings, integral numbers, booleans, doubles or byte arrays, and never null). On a stream of known fields
+   * ({@link #newStream}) a missing field is refused when the pipeline is built, as Trident refuses it; otherwise the
+   * first tuple without it stops the pipeline with {@link io.epochal.errors.InvalidRecordException} (never retried).
    */
   public static Function<TridentTuple, List<Object>> key(Fields groupFields) {
-    Objects.requireNonNull(groupFields, "groupFields");
-    return tuple -> new ArrayList<>(tuple.select(groupFields));
+    return new Operations.Key(groupFields);
   }
 
   /**
    * Trident's {@code each(inputFields, function, functionFields)} as a {@code flatMap} function: the Trident function
    * sees the tuple projected to {@code inputFields} (all fields if null), and every value list it emits becomes a
    * tuple of the input's fields followed by {@code functionFields}. The function is copied and prepared once per
-   * thread; {@code cleanup} is never called.
+   * thread; {@code cleanup} is never called. Fields are checked as the class comment says.
+   *
+   * @throws IllegalArgumentException if Storm could not copy the function (it is not serializable)
    */
   public static Function<TridentTuple, Iterable<TridentTuple>> each(Fields inputFields,
       org.apache.storm.trident.operation.Function function, Fields functionFields) {
@@ -145,7 +226,10 @@ public final class EpochalTrident {
 
   /**
    * Trident's {@code each(inputFields, filter)} as a {@code filter} predicate over the tuple projected to
-   * {@code inputFields} (all fields if null). Copied and prepared once per thread.
+   * {@code inputFields} (all fields if null). Copied and prepared once per thread. Fields are checked as the class
+   * comment says.
+   *
+   * @throws IllegalArgumentException if Storm could not copy the filter (it is not serializable)
    */
   public static Predicate<TridentTuple> filter(Fields inputFields, Filter filter) {
     return Operations.filter(inputFields, Objects.requireNonNull(filter, "filter"));
@@ -159,7 +243,22 @@ public final class EpochalTrident {
       Fields valueField) {
     Objects.requireNonNull(groupFields, "groupFields");
     Objects.requireNonNull(valueField, "valueField");
-    return kv -> FieldsTuple.append(FieldsTuple.of(groupFields, kv.key()), valueField, List.of(kv.value()));
+    if (valueField.size() != 1) {
+      throw new IllegalArgumentException("valueField must be one field, was " + valueField);
+    }
+    Fields all = TridentFields.concat(groupFields, valueField, "EpochalTrident.newValues");
+    return kv -> {
+      List<Object> key = kv.key();
+      if (key.size() != groupFields.size()) {
+        throw new io.epochal.errors.InvalidRecordException("EpochalTrident.newValues(" + groupFields + ", "
+            + valueField + ") got key " + key + " of " + key.size() + " values; the grouping has " + groupFields.size()
+            + " fields. The pipeline stops: no replay fixes it");
+      }
+      List<Object> values = new ArrayList<>(key.size() + 1);
+      values.addAll(key);
+      values.add(kv.value());
+      return FieldsTuple.of(all, values);
+    };
   }
 
   // ================================================================== aggregators, updaters, queries
@@ -221,9 +320,12 @@ public final class EpochalTrident {
       StateRef<S> state, Fields inputFields, QueryFunction<?, ?> function, Fields functionFields) {
     Objects.requireNonNull(stream, "stream");
     Objects.requireNonNull(inputFields, "inputFields");
-    io.epochal.pipeline.QueryFunction<S, TridentTuple, List<TridentTuple>> query = Operations.query(inputFields,
-        Objects.requireNonNull(function, "function"), Objects.requireNonNull(functionFields, "functionFields"));
-    return stream.stateQuery(Objects.requireNonNull(state, "state"), key(inputFields), query).flatMap(list -> list);
+    Operations.Query<S> query = Operations.query(inputFields, Objects.requireNonNull(function, "function"),
+        Objects.requireNonNull(functionFields, "functionFields"));
+    Optional<Fields> output = FieldsStream.fieldsOf(stream).map(query::outputOn);
+    Stream<TridentTuple> results = stream.stateQuery(Objects.requireNonNull(state, "state"), key(inputFields), query)
+        .flatMap(list -> list);
+    return output.<Stream<TridentTuple>>map(fields -> new FieldsStream(results, fields)).orElse(results);
   }
 
   // ================================================================== states on the Epochal engine

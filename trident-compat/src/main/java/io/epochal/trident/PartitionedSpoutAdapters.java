@@ -20,6 +20,7 @@ import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
 import org.apache.storm.trident.spout.IPartitionedTridentSpout;
 import org.apache.storm.trident.spout.ISpoutPartition;
 import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
 
 /**
  * Trident partitioned spouts (the batch-wide emitter shape of Storm 2.7+) on the Epochal engine. Batch metadata is a
@@ -117,7 +118,8 @@ final class PartitionedSpoutAdapters {
       PartitionedMetadata<Object> next) {
   }
 
-  static final class Transactional implements TransactionalSpout<TridentTuple, PartitionedMetadata<Object>> {
+  static final class Transactional implements TransactionalSpout<TridentTuple, PartitionedMetadata<Object>>,
+      SpoutSupport.Adapter {
     private final SpoutSupport support;
     private final IPartitionedTridentSpout<Object, ISpoutPartition, Object> spout;
     private final Partitions partitions;
@@ -146,6 +148,11 @@ final class PartitionedSpoutAdapters {
       IPartitionedTridentSpout.Emitter<Object, ISpoutPartition, Object> e = emitter();
       partitions.update(e.getOrderedPartitions(coordinator.getPartitionsForBatch()),
           ordered -> e.getPartitionsForTask(0, 1, ordered), e::refreshPartitions);
+    }
+
+    @Override
+    public Fields outputFields() {
+      return support.fields;
     }
 
     @Override
@@ -211,7 +218,7 @@ final class PartitionedSpoutAdapters {
     }
   }
 
-  static final class Opaque implements OpaqueSpout<TridentTuple, PartitionedMetadata<Object>> {
+  static final class Opaque implements OpaqueSpout<TridentTuple, PartitionedMetadata<Object>>, SpoutSupport.Adapter {
     private final SpoutSupport support;
     private final IOpaquePartitionedTridentSpout<Object, ISpoutPartition, Object> spout;
     private final Partitions partitions;
@@ -251,6 +258,11 @@ final class PartitionedSpoutAdapters {
           new LinkedHashSet<>(partitions.byId.values()), last);
       return new Ahead(txid, prev, buffer == null ? List.of() : buffer.tuples,
           partitions.next(prev, returned).orElse(prev));
+    }
+
+    @Override
+    public Fields outputFields() {
+      return support.fields;
     }
 
     @Override

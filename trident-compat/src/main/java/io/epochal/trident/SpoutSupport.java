@@ -24,13 +24,18 @@ import org.apache.storm.tuple.Fields;
 /**
  * What every Trident spout adapter shares: the Epochal spout name, the Storm configuration handed to the spout (its
  * own component configuration plus the caller's), synthetic {@link TopologyContext}s of the coordinator and of the
- * emitter as Storm names them (one task each: the Epochal engine emits on one thread), and the mapping of Epochal attempts (from 1) to Trident's {@link TransactionAttempt} ids
- * (from 0).
+ * emitter as Storm names them (one task each: the Epochal engine emits on one thread), and the mapping of Epochal
+ * attempts (from 1) to Trident's {@link TransactionAttempt} ids (from 0).
  */
 final class SpoutSupport {
   final String name;
   final Fields fields;
   final Map<String, Object> conf;
+  /** A spout adapter of this package: its records are tuples of the Trident spout's output fields. */
+  interface Adapter {
+    Fields outputFields();
+  }
+
   private TopologyContext coordinatorContext;
   private TopologyContext emitterContext;
 

@@ -33,7 +33,10 @@ final class TridentBackingMap<T, C> implements IBackingMap<List<Object>, C> {
 
   /** Converts between a Trident cell and an Epochal cell. */
   interface Cells<T, C> {
-    /** @return the Epochal cell; a Trident cell without a value keeps its txid (and prev), with value {@link TridentNullCells#REMOVED} */
+    /**
+     * @return the Epochal cell; a Trident cell without a value keeps its txid (and prev), with the value
+     *     {@link TridentNullCells#REMOVED}
+     */
     C fromTrident(T stored, String table, Object key);
 
     T toTrident(C cell);

@@ -14,6 +14,7 @@ import org.apache.storm.trident.spout.ICommitterTridentSpout;
 import org.apache.storm.trident.spout.ITridentSpout;
 import org.apache.storm.trident.topology.TransactionAttempt;
 import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
 
 /**
  * Generic Trident {@link ITridentSpout}s on the Epochal engine, driven as Storm's {@code TridentSpoutCoordinator} and
@@ -112,11 +113,16 @@ final class TridentSpoutAdapters {
     }
   }
 
-  static final class Transactional implements TransactionalSpout<TridentTuple, Meta> {
+  static final class Transactional implements TransactionalSpout<TridentTuple, Meta>, SpoutSupport.Adapter {
     private final Driver driver;
 
     Transactional(SpoutSupport support, ITridentSpout<?> spout) {
       this.driver = new Driver(support, spout);
+    }
+
+    @Override
+    public Fields outputFields() {
+      return driver.support.fields;
     }
 
     @Override
@@ -156,13 +162,18 @@ final class TridentSpoutAdapters {
     }
   }
 
-  static final class NonTransactional implements NonTransactionalSpout<TridentTuple> {
+  static final class NonTransactional implements NonTransactionalSpout<TridentTuple>, SpoutSupport.Adapter {
     private final Driver driver;
     private Object previous;
     private final TreeMap<Long, Object> metas = new TreeMap<>();
 
     NonTransactional(SpoutSupport support, ITridentSpout<?> spout) {
       this.driver = new Driver(support, spout);
+    }
+
+    @Override
+    public Fields outputFields() {
+      return driver.support.fields;
     }
 
     @Override

@@ -17,7 +17,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.PipelineBuilder;
+import io.epochal.pipeline.RetryPolicy;
+import org.apache.storm.trident.operation.TridentCollector;
 import org.apache.storm.trident.operation.builtin.Sum;
+import org.apache.storm.trident.state.BaseStateUpdater;
+import org.apache.storm.trident.testing.FixedBatchSpout;
+import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
 import org.apache.storm.trident.state.CombinerValueUpdater;
 import org.apache.storm.trident.state.OpaqueValue;
 import org.apache.storm.trident.state.TransactionalValue;
@@ -41,16 +49,18 @@ class TridentNullCellsTest {
 
   @SuppressWarnings({"rawtypes", "unchecked"})
   private static MapState<List<Object>, Object> epochal(Kind kind, MapSemanticsParityTest.HashBacking<?> backing) {
-    StateFactory factory = kind == Kind.OPAQUE ? EpochalTrident.opaqueState((MapSemanticsParityTest.HashBacking) backing)
-        : EpochalTrident.transactionalState((MapSemanticsParityTest.HashBacking) backing);
+    MapSemanticsParityTest.HashBacking raw = backing;
+    StateFactory factory = kind == Kind.OPAQUE ? EpochalTrident.opaqueState(raw)
+        : EpochalTrident.transactionalState(raw);
     return (MapState<List<Object>, Object>) factory.makeState(new StateContext("p", "counts", 0, 1));
   }
 
   @SuppressWarnings({"rawtypes", "unchecked"})
   private static org.apache.storm.trident.state.map.MapState<Object> storm(Kind kind,
       MapSemanticsParityTest.HashBacking<?> backing) {
-    return kind == Kind.OPAQUE ? org.apache.storm.trident.state.map.OpaqueMap.build((MapSemanticsParityTest.HashBacking)
-        backing) : org.apache.storm.trident.state.map.TransactionalMap.build((MapSemanticsParityTest.HashBacking) backing);
+    MapSemanticsParityTest.HashBacking raw = backing;
+    return kind == Kind.OPAQUE ? org.apache.storm.trident.state.map.OpaqueMap.build(raw)
+        : org.apache.storm.trident.state.map.TransactionalMap.build(raw);
   }
 
   /** The Trident view a Trident StateUpdater gets of the Epochal map inside batch {@code txid}. */
@@ -280,6 +290,117 @@ class TridentNullCellsTest {
       keys.add(List.of("k" + r.nextInt(5)));
     }
     return keys;
+  }
+
+  /** A Trident updater: "add" counts the word, "del" removes it (as a MemoryMapState user would). */
+  static final class AddOrRemove extends BaseStateUpdater<org.apache.storm.trident.state.map.MapState<Object>> {
+    private final String failures;
+
+    AddOrRemove(String failures) {
+      this.failures = failures;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void updateState(org.apache.storm.trident.state.map.MapState<Object> state, List<TridentTuple> tuples,
+        TridentCollector collector) {
+      for (TridentTuple t : tuples) {
+        List<List<Object>> key = List.of(List.of(t.getString(0)));
+        if (t.getString(1).equals("del")) {
+          ((RemovableMapState<Object>) state).multiRemove(key);
+        } else {
+          state.multiUpdate(key, plus(1));
+        }
+      }
+      if (failures != null) {
+        Flaky.check(failures, 2); // every other call fails after writing: the batch is replayed
+      }
+    }
+  }
+
+  @Test
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  void shouldRemoveKeysFromATridentUpdaterOnTheEngineAsMemoryMapStateDoes() {
+    List<List<List<Object>>> batches = List.of( // three operations per batch, as FixedBatchSpout cuts them below
+        List.of(List.of("a", "add"), List.of("b", "add"), List.of("a", "add")),
+        List.of(List.of("a", "del"), List.of("b", "add"), List.of("b", "add")),
+        List.of(List.of("a", "add"), List.of("c", "add"), List.of("b", "del")),
+        List.of(List.of("c", "del"), List.of("c", "add"), List.of("a", "add")));
+    Fields fields = new Fields("word", "op");
+    // Storm's answer: the same updater on Storm's OpaqueMap removing as MemoryMapState does (a multiPut of nulls; we
+    // leave out MemoryMapState's physical deletion at the next batch, which also drops a key re-added in the batch
+    // that removed it), every batch attempted twice (the first attempt is not committed).
+    MapSemanticsParityTest.HashBacking<Object> stormCells = new MapSemanticsParityTest.HashBacking<>();
+    StormRemovable memory = new StormRemovable(stormCells);
+    AddOrRemove reference = new AddOrRemove(null);
+    long txid = 1;
+    for (List<List<Object>> batch : batches) {
+      List<TridentTuple> tuples = new ArrayList<>();
+      batch.forEach(v -> tuples.add(EpochalTrident.tuple(fields, v)));
+      memory.beginCommit(txid);
+      reference.updateState(memory, tuples, null);
+      memory.beginCommit(txid);
+      reference.updateState(memory, tuples, null);
+      memory.commit(txid);
+      txid++;
+    }
+
+    MapSemanticsParityTest.HashBacking<Object> cells = new MapSemanticsParityTest.HashBacking<>();
+    FixedBatchSpout spout = new FixedBatchSpout(fields, 3, batches.stream().flatMap(List::stream)
+        .toArray(List[]::new));
+    PipelineBuilder b = Pipeline.newBuilder("removals-" + System.nanoTime()).partitions(1)
+        .retryPolicy(RetryPolicy.immediate(10));
+    String failures = "removals-" + System.nanoTime();
+    EpochalTrident.newStream(b, EpochalTrident.spout("ops", spout)).groupBy(EpochalTrident.key(new Fields("word")))
+        .partitionPersist("counts", EpochalTrident.opaqueState((MapSemanticsParityTest.HashBacking) cells),
+            EpochalTrident.updater(fields, new AddOrRemove(failures)));
+    try (Pipeline p = b.build()) {
+      assertTrue(p.runUntilIdle().failedAttempts() > 0);
+    }
+    assertTrue(Flaky.failures(failures) > 0);
+    assertEquals(cells(stormCells), cells(cells));
+    assertEquals(Arrays.asList(4L, 1L, 1L), cells(cells).get(List.of("c")), "c removed, then counted again in txid 4");
+  }
+
+  /** Storm's OpaqueMap with MemoryMapState's removal: a multiPut of nulls. */
+  static final class StormRemovable implements org.apache.storm.trident.state.map.MapState<Object>,
+      RemovableMapState<Object> {
+    private final org.apache.storm.trident.state.map.MapState<Object> map;
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    StormRemovable(MapSemanticsParityTest.HashBacking<Object> cells) {
+      this.map = org.apache.storm.trident.state.map.OpaqueMap.build((MapSemanticsParityTest.HashBacking) cells);
+    }
+
+    @Override
+    public void multiRemove(List<List<Object>> keys) {
+      map.multiPut(keys, Arrays.asList(new Object[keys.size()]));
+    }
+
+    @Override
+    public List<Object> multiUpdate(List<List<Object>> keys, List<ValueUpdater> updaters) {
+      return map.multiUpdate(keys, updaters);
+    }
+
+    @Override
+    public void multiPut(List<List<Object>> keys, List<Object> vals) {
+      map.multiPut(keys, vals);
+    }
+
+    @Override
+    public List<Object> multiGet(List<List<Object>> keys) {
+      return map.multiGet(keys);
+    }
+
+    @Override
+    public void beginCommit(Long txid) {
+      map.beginCommit(txid);
+    }
+
+    @Override
+    public void commit(Long txid) {
+      map.commit(txid);
+    }
   }
 
   @Test
