@@ -128,7 +128,10 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
     for (Map<Integer, List<Object>> round : rounds(copies)) {
       Map<List<Object>, io.epochal.state.ValueUpdater<Object>> batch = new LinkedHashMap<>();
       for (Map.Entry<Integer, List<Object>> e : round.entrySet()) {
-        ValueUpdater updater = Objects.requireNonNull(updaters.get(e.getKey()), "updater");
+        ValueUpdater updater = updaters.get(e.getKey());
+        if (updater == null) {
+          throw misuse("multiUpdate of " + map + " with a null updater for key " + e.getValue());
+        }
         batch.put(e.getValue(), (Optional<Object> stored) -> updater.update(stored.orElse(null)));
       }
       Map<List<Object>, Object> updated = map.multiUpdate(txid, batch);
@@ -184,14 +187,20 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
   }
 
   /** A call no retry can make valid: the Trident code using the view is wired wrongly. */
-  private EpochalException misuse(String message) {
+  final EpochalException misuse(String message) {
     return new EpochalException(message, null, false, ErrorContext.NONE);
   }
 
-  static List<List<Object>> copy(List<List<Object>> keys) {
+  final List<List<Object>> copy(List<List<Object>> keys) {
+    if (keys == null) {
+      throw misuse("null key list for " + map);
+    }
     List<List<Object>> out = new ArrayList<>(keys.size());
     for (List<Object> key : keys) {
-      out.add(new ArrayList<>(Objects.requireNonNull(key, "key")));
+      if (key == null) {
+        throw misuse("null key for " + map + ": Trident keys are the lists of the grouping fields' values");
+      }
+      out.add(new ArrayList<>(key));
     }
     return out;
   }

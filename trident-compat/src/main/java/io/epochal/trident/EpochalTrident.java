@@ -272,7 +272,8 @@ public final class EpochalTrident {
    * A Trident {@code CombinerAggregator} (for example {@code Count}, {@code Sum}) as an Epochal one, for
    * {@code persistentAggregate}: {@code init} sees the tuple projected to {@code inputFields} (Trident's
    * {@code persistentAggregate(factory, inputFields, aggregator, outputFields)}). Epochal pre-aggregates per batch and
-   * partition exactly as Trident does, so the aggregator must be pure.
+   * partition exactly as Trident does, so the aggregator must be pure. {@code inputFields} is checked as the class
+   * comment says.
    */
   public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(Fields inputFields,
       CombinerAggregator<V> aggregator) {
@@ -286,7 +287,8 @@ public final class EpochalTrident {
 
   /**
    * A Trident {@code ReducerAggregator} as an Epochal one: the batch's tuples of each key, projected to
-   * {@code inputFields}, are folded in emission order over the stored value (or {@code init()}).
+   * {@code inputFields}, are folded in emission order over the stored value (or {@code init()}). {@code inputFields}
+   * is checked as the class comment says.
    */
   public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(Fields inputFields,
       ReducerAggregator<V> aggregator) {
@@ -299,9 +301,12 @@ public final class EpochalTrident {
    * {@code beginCommit} and {@code commit}, with the tuples projected to {@code inputFields} (all fields if null) and
    * the partition's Trident state: the state made by a Trident {@code StateFactory} ({@link #tridentState}), or a
    * Trident {@code MapState} view of an Epochal map with {@code List<Object>} keys. The updater is copied and prepared
-   * once per partition. Tuples it emits are dropped: Epochal's {@code partitionPersist} has no output stream.
+   * once per partition. Tuples it emits are dropped: Epochal's {@code partitionPersist} has no output stream. On an
+   * {@link #opaqueState} or {@link #transactionalState} the view is also a Trident {@code RemovableMapState}.
+   * {@code inputFields} is checked as the class comment says.
    *
    * @param <S> the Epochal state type of the {@code partitionPersist}
+   * @throws IllegalArgumentException if Storm could not copy the updater (it is not serializable)
    */
   public static <S extends io.epochal.state.State> io.epochal.pipeline.StateUpdater<S, TridentTuple> updater(
       Fields inputFields, StateUpdater<?> updater) {
@@ -314,7 +319,8 @@ public final class EpochalTrident {
    * batch and partition with the projected tuples, and {@code execute} once per tuple; every value list it emits
    * becomes a tuple of the input's fields followed by {@code functionFields}. The query sees the partition's Trident
    * state as for {@link #updater}, after the batch's writes (Epochal runs queries after the writers declared before
-   * them). Copied and prepared once per partition.
+   * them). Copied and prepared once per partition. On a stream of known fields the result knows its fields too
+   * (the input's followed by {@code functionFields}); fields are checked as the class comment says.
    */
   public static <S extends io.epochal.state.State> Stream<TridentTuple> stateQuery(Stream<TridentTuple> stream,
       StateRef<S> state, Fields inputFields, QueryFunction<?, ?> function, Fields functionFields) {

@@ -1,6 +1,8 @@
 package io.epochal.trident;
 
 import io.epochal.codec.Codec;
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.SourceChangedException;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
@@ -60,13 +62,21 @@ final class PartitionedSpoutAdapters {
 
     void update(List<ISpoutPartition> ordered, java.util.function.Function<List<ISpoutPartition>,
         List<ISpoutPartition>> forTask, java.util.function.Consumer<List<ISpoutPartition>> refresh) {
-      List<ISpoutPartition> mine = forTask.apply(Objects.requireNonNull(ordered,
-          () -> "Trident spout " + spout + " returned null ordered partitions"));
+      if (ordered == null) {
+        throw broken("returned null ordered partitions");
+      }
+      List<ISpoutPartition> mine = forTask.apply(ordered);
+      if (mine == null) {
+        throw broken("returned null partitions for its task");
+      }
       LinkedHashMap<String, ISpoutPartition> ids = new LinkedHashMap<>();
       for (ISpoutPartition p : mine) {
-        String id = Objects.requireNonNull(Objects.requireNonNull(p, "partition").getId(), "partition id");
+        String id = p == null ? null : p.getId();
+        if (id == null) {
+          throw broken("lists a null partition or partition id: " + mine);
+        }
         if (ids.put(id, p) != null) {
-          throw new IllegalStateException("Trident spout " + spout + " lists partition id " + id + " twice");
+          throw broken("lists partition id " + id + " twice: " + mine);
         }
       }
       if (!mine.equals(lastRefreshed)) {
@@ -74,6 +84,12 @@ final class PartitionedSpoutAdapters {
         lastRefreshed = List.copyOf(mine);
       }
       byId = ids;
+    }
+
+    /** A spout whose partition list no replay can make usable. */
+    private EpochalException broken(String what) {
+      return new EpochalException("Trident spout " + spout + " " + what + "; partition ids must be unique and "
+          + "not null", null, false, ErrorContext.NONE);
     }
 
     ISpoutPartition require(String id, long txid, PartitionedMetadata<Object> meta) {

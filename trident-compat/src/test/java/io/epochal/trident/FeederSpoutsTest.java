@@ -53,6 +53,7 @@ class FeederSpoutsTest {
   private static final AtomicInteger RUN = new AtomicInteger();
 
   /** A FeederCommitterBatchSpout recording, at each commit(attempt), the txids the state already holds. */
+  @SuppressWarnings({"rawtypes", "unchecked"})
   static final class RecordingCommitter extends FeederCommitterBatchSpout {
     private static final long serialVersionUID = 1L;
     final transient ConcurrentLinkedQueue<Long> commits = new ConcurrentLinkedQueue<>();

@@ -85,6 +85,7 @@ class TridentNullCellsTest {
     return out;
   }
 
+  @SuppressWarnings("rawtypes")
   private static List<ValueUpdater> plus(long n) {
     return List.of(new CombinerValueUpdater(new Sum(), n));
   }
@@ -228,7 +229,7 @@ class TridentNullCellsTest {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"rawtypes", "unchecked"})
   void shouldMatchStormsMapsOnRandomSchedulesWithRemovals(Kind kind) {
     for (int seed = 0; seed < 300; seed++) {
       Random r = new Random(seed);
@@ -378,6 +379,7 @@ class TridentNullCellsTest {
     }
 
     @Override
+    @SuppressWarnings("rawtypes")
     public List<Object> multiUpdate(List<List<Object>> keys, List<ValueUpdater> updaters) {
       return map.multiUpdate(keys, updaters);
     }
