@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.storm.trident.spout.IBatchSpout;
 import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
 
 /**
  * Trident {@link IBatchSpout}s on the Epochal engine, run as Storm's {@code BatchSpoutExecutor} runs them: the batch
@@ -41,7 +42,7 @@ final class BatchSpoutAdapters {
 
     List<TridentTuple> emit(long batchId) {
       if (!opened) {
-        spout.open(support.conf, support.context());
+        spout.open(support.conf, support.emitterContext());
         opened = true;
       }
       Collectors.Buffer buffer = new Collectors.Buffer("IBatchSpout " + support.name, support.fields);
@@ -78,11 +79,16 @@ final class BatchSpoutAdapters {
     }
   }
 
-  static final class Transactional implements TransactionalSpout<TridentTuple, Long> {
+  static final class Transactional implements TransactionalSpout<TridentTuple, Long>, SpoutSupport.Adapter {
     private final Source source;
 
     Transactional(SpoutSupport support, IBatchSpout spout) {
       this.source = new Source(support, Objects.requireNonNull(spout, "spout"));
+    }
+
+    @Override
+    public Fields outputFields() {
+      return source.support.fields;
     }
 
     @Override
@@ -121,11 +127,16 @@ final class BatchSpoutAdapters {
     }
   }
 
-  static final class NonTransactional implements NonTransactionalSpout<TridentTuple> {
+  static final class NonTransactional implements NonTransactionalSpout<TridentTuple>, SpoutSupport.Adapter {
     private final Source source;
 
     NonTransactional(SpoutSupport support, IBatchSpout spout) {
       this.source = new Source(support, Objects.requireNonNull(spout, "spout"));
+    }
+
+    @Override
+    public Fields outputFields() {
+      return source.support.fields;
     }
 
     @Override

@@ -1,9 +1,9 @@
 package io.epochal.trident;
 
+import io.epochal.errors.InvalidRecordException;
 import io.epochal.spout.Collector;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import org.apache.storm.trident.operation.TridentCollector;
 import org.apache.storm.trident.tuple.TridentTuple;
 import org.apache.storm.tuple.Fields;
@@ -28,11 +28,18 @@ final class Collectors {
       this.source = source;
     }
 
+    final String source() {
+      return source;
+    }
+
     abstract void accept(List<Object> values);
 
     @Override
     public void emit(List<Object> values) {
-      accept(Objects.requireNonNull(values, () -> source + " emitted a null value list"));
+      if (values == null) {
+        throw new InvalidRecordException(source + " emitted a null value list; the pipeline stops: no replay fixes it");
+      }
+      accept(values);
     }
 
     @Override
@@ -57,7 +64,7 @@ final class Collectors {
 
     @Override
     void accept(List<Object> values) {
-      tuples.add(FieldsTuple.of(fields, values));
+      tuples.add(FieldsTuple.emitted(fields, values, source()));
     }
   }
 
@@ -75,7 +82,7 @@ final class Collectors {
 
     @Override
     void accept(List<Object> values) {
-      out.emit(FieldsTuple.of(fields, values));
+      out.emit(FieldsTuple.emitted(fields, values, source()));
       emitted++;
     }
   }
@@ -83,17 +90,22 @@ final class Collectors {
   /** Appends each emitted value list to an input tuple (Trident's "input fields + operation fields"). */
   static final class Append extends Base {
     final List<TridentTuple> tuples = new ArrayList<>();
-    private final Fields outputFields;
-    TridentTuple input;
+    private final TridentFields.Appender appender;
+    private final TridentTuple input;
+    private Fields all;
 
-    Append(String source, Fields outputFields) {
+    Append(String source, TridentFields.Appender appender, TridentTuple input) {
       super(source);
-      this.outputFields = outputFields;
+      this.appender = appender;
+      this.input = input;
     }
 
     @Override
     void accept(List<Object> values) {
-      tuples.add(FieldsTuple.append(input, outputFields, values));
+      if (all == null) {
+        all = appender.outputOf(input.getFields());
+      }
+      tuples.add(FieldsTuple.append(input, all, appender.more(), values, source()));
     }
   }
 

@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.state.MapState;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.storm.trident.state.ValueUpdater;
+import org.apache.storm.trident.state.map.RemovableMapState;
 import org.apache.storm.trident.state.snapshot.Snapshottable;
 
 /**
@@ -19,19 +22,20 @@ import org.apache.storm.trident.state.snapshot.Snapshottable;
  *
  * <p>Txids: Trident passes the batch's txid to {@link #beginCommit(Long)} and leaves it set until
  * {@link #commit(Long)}; the view passes it to every call of the Epochal map. Outside a commit (Trident's
- * {@code stateQuery}, DRPC) reads see the latest committed value (Trident's {@code t = null}); updates are refused
- * with {@link IllegalStateException}, since an Epochal cell always carries a txid (Trident's non-transactional
- * "always apply" cannot be made exactly-once). With {@code drivesLifecycle} false (a view handed to a Trident
- * operation on the Epochal engine, which drives the map itself), {@code beginCommit}/{@code commit} only set the txid.
+ * {@code stateQuery}, DRPC) reads see the latest committed value (Trident's {@code t = null}); updates are refused,
+ * since an Epochal cell always carries a txid (Trident's non-transactional "always apply" cannot be made
+ * exactly-once). Such calls, and other misuse no retry can fix (mismatched key and value lists, null values), throw a
+ * non-retryable {@link EpochalException}. With {@code drivesLifecycle} false (a view handed to a Trident operation on
+ * the Epochal engine, which drives the map itself), {@code beginCommit}/{@code commit} only set the txid.
  *
  * <p>Differences from Trident's maps, all documented in the module's README section: a stored txid ahead of the
  * batch throws {@link io.epochal.errors.StateAheadException} for the transactional map too; null values and null
- * results of updaters are refused with {@link NullPointerException}; duplicate keys within one call are applied one
- * after the other (the second builds on the first) where Trident applies both to the same stored value and keeps the
- * last. Keys are copied, so Trident's tuple views may be passed. Not thread-safe, like Trident's maps: one instance
- * per state partition.
+ * results of updaters are refused (a map over a Trident store takes removals through {@code multiRemove}, see
+ * {@link Removing}); duplicate keys within one call are applied one after the other (the second builds on the first)
+ * where Trident applies both to the same stored value and keeps the last. Keys are copied, so Trident's tuple views
+ * may be passed. Not thread-safe, like Trident's maps: one instance per state partition.
  */
-final class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Object>, Snapshottable<Object> {
+class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Object>, Snapshottable<Object> {
   /** The key of the global value of a non-grouped aggregate. */
   static final List<Object> GLOBAL_KEY = List.of("$EPOCHAL-MAP-STATE-GLOBAL$");
 
@@ -44,11 +48,40 @@ final class EpochalMapView implements org.apache.storm.trident.state.map.MapStat
     this.drivesLifecycle = drivesLifecycle;
   }
 
+  /**
+   * A view of {@code map}; a Trident {@code RemovableMapState} too when the map can hold Trident's removal cells (an
+   * Epochal map over a Trident {@code IBackingMap}, see {@link TridentNullCells}).
+   */
+  static EpochalMapView of(MapState<List<Object>, Object> map, boolean drivesLifecycle) {
+    return TridentNullCells.removable(map).<EpochalMapView>map(r -> new Removing(r, drivesLifecycle))
+        .orElseGet(() -> new EpochalMapView(map, drivesLifecycle));
+  }
+
   /** A view for a Trident operation running inside batch {@code txid} of the Epochal engine. */
   static EpochalMapView during(MapState<List<Object>, Object> map, long txid) {
-    EpochalMapView view = new EpochalMapView(map, false);
+    EpochalMapView view = of(map, false);
     view.currentTxid = txid;
     return view;
+  }
+
+  /**
+   * The view of a map that can hold Trident's removal cells: {@code multiRemove} writes cells without a value, as
+   * Storm's {@code MemoryMapState} does (a {@code multiPut} of nulls through its {@code OpaqueMap}), so that a replay
+   * of the removing batch reads the value from before it.
+   */
+  static final class Removing extends EpochalMapView implements RemovableMapState<Object> {
+    private final TridentNullCells.Removable removable;
+
+    Removing(TridentNullCells.Removable map, boolean drivesLifecycle) {
+      super(map, drivesLifecycle);
+      this.removable = map;
+    }
+
+    @Override
+    public void multiRemove(List<List<Object>> keys) {
+      long txid = requireTxid("multiRemove");
+      removable.multiRemove(txid, copy(keys));
+    }
   }
 
   MapState<List<Object>, Object> epochalMap() {
@@ -88,14 +121,17 @@ final class EpochalMapView implements org.apache.storm.trident.state.map.MapStat
   public List<Object> multiUpdate(List<List<Object>> keys, List<ValueUpdater> updaters) {
     long txid = requireTxid("multiUpdate");
     if (keys.size() != updaters.size()) {
-      throw new IllegalArgumentException(keys.size() + " keys but " + updaters.size() + " updaters");
+      throw misuse("multiUpdate of " + map + " with " + keys.size() + " keys but " + updaters.size() + " updaters");
     }
     List<List<Object>> copies = copy(keys);
     Object[] out = new Object[copies.size()];
     for (Map<Integer, List<Object>> round : rounds(copies)) {
       Map<List<Object>, io.epochal.state.ValueUpdater<Object>> batch = new LinkedHashMap<>();
       for (Map.Entry<Integer, List<Object>> e : round.entrySet()) {
-        ValueUpdater updater = Objects.requireNonNull(updaters.get(e.getKey()), "updater");
+        ValueUpdater updater = updaters.get(e.getKey());
+        if (updater == null) {
+          throw misuse("multiUpdate of " + map + " with a null updater for key " + e.getValue());
+        }
         batch.put(e.getValue(), (Optional<Object> stored) -> updater.update(stored.orElse(null)));
       }
       Map<List<Object>, Object> updated = map.multiUpdate(txid, batch);
@@ -108,13 +144,19 @@ final class EpochalMapView implements org.apache.storm.trident.state.map.MapStat
   public void multiPut(List<List<Object>> keys, List<Object> vals) {
     long txid = requireTxid("multiPut");
     if (keys.size() != vals.size()) {
-      throw new IllegalArgumentException(keys.size() + " keys but " + vals.size() + " values");
+      throw misuse("multiPut of " + map + " with " + keys.size() + " keys but " + vals.size() + " values");
     }
     List<List<Object>> copies = copy(keys);
     for (Map<Integer, List<Object>> round : rounds(copies)) {
       Map<List<Object>, Object> batch = new LinkedHashMap<>();
-      round.forEach((i, key) -> batch.put(key, Objects.requireNonNull(vals.get(i),
-          () -> "value of key " + key + " is null: Epochal states hold no null values (use a removal-free update)")));
+      round.forEach((i, key) -> {
+        Object value = vals.get(i);
+        if (value == null) {
+          throw misuse("multiPut of null for key " + key + " of " + map + ": Epochal states hold no null values"
+              + (this instanceof RemovableMapState ? "; remove the key with RemovableMapState.multiRemove" : ""));
+        }
+        batch.put(key, value);
+      });
       map.multiPut(txid, batch);
     }
   }
@@ -135,19 +177,30 @@ final class EpochalMapView implements org.apache.storm.trident.state.map.MapStat
     multiPut(List.of(GLOBAL_KEY), java.util.Collections.singletonList(o));
   }
 
-  private long requireTxid(String call) {
+  final long requireTxid(String call) {
     if (currentTxid == null) {
-      throw new IllegalStateException(call + " outside a transactional batch: Epochal's " + map
+      throw misuse(call + " outside a transactional batch: Epochal's " + map
           + " stores a txid with every value and cannot be updated by a non-transactional stream (DRPC, or a call "
           + "outside beginCommit/commit). Trident's maps apply such updates blindly; Epochal refuses them.");
     }
     return currentTxid;
   }
 
-  private static List<List<Object>> copy(List<List<Object>> keys) {
+  /** A call no retry can make valid: the Trident code using the view is wired wrongly. */
+  final EpochalException misuse(String message) {
+    return new EpochalException(message, null, false, ErrorContext.NONE);
+  }
+
+  final List<List<Object>> copy(List<List<Object>> keys) {
+    if (keys == null) {
+      throw misuse("null key list for " + map);
+    }
     List<List<Object>> out = new ArrayList<>(keys.size());
     for (List<Object> key : keys) {
-      out.add(new ArrayList<>(Objects.requireNonNull(key, "key")));
+      if (key == null) {
+        throw misuse("null key for " + map + ": Trident keys are the lists of the grouping fields' values");
+      }
+      out.add(new ArrayList<>(key));
     }
     return out;
   }

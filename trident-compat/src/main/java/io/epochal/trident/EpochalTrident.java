@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -57,7 +58,8 @@ import org.apache.storm.tuple.Fields;
  * {@code IBackingMap} under Epochal's maps ({@link #opaqueState}, {@link #transactionalState},
  * {@link #nonTransactionalState}) or a whole Trident {@code StateFactory} ({@link #tridentState}).
  * <pre>{@code
- * Stream<TridentTuple> sentences = builder.source(EpochalTrident.spout("sentences", fixedBatchSpout));
+ * Stream<TridentTuple> sentences =
+ *     EpochalTrident.newStream(builder, EpochalTrident.spout("sentences", fixedBatchSpout));
  * sentences.flatMap(EpochalTrident.each(new Fields("sentence"), new Split(), new Fields("word")))
  *     .groupBy(EpochalTrident.key(new Fields("word")))
  *     .persistentAggregate("counts", EpochalTrident.opaqueState(myTridentBackingMap),
@@ -65,6 +67,14 @@ import org.apache.storm.tuple.Fields;
  * }</pre>
  * Group keys are Trident's positional {@code List<Object>} keys (the values of the grouping fields), exactly what a
  * Trident {@code IBackingMap} receives.
+ *
+ * <p>Fields are checked as Trident checks them: on a stream whose fields are known ({@link #newStream},
+ * {@link #withFields}, and the streams {@code each}, {@code filter}, {@code groupBy} and {@link #stateQuery} derive
+ * from them) every {@code Fields} reference of these adapters is refused when the pipeline is built if the stream
+ * lacks the field ({@link IllegalArgumentException} naming the field and the available ones, Trident's message). On
+ * other streams (after your own {@code map}) the first record lacking it stops the pipeline with a non-retryable
+ * {@link io.epochal.errors.InvalidRecordException}; so do tuples emitted with more or fewer values than their
+ * operation declared. Operations Storm could not serialize are refused when adapted.
  *
  * <h2>2. Our state on their cluster</h2>
  * Epochal's {@code OpaqueMap} and {@code TransactionalMap} over a table of any Epochal {@link TableStore}
@@ -82,7 +92,8 @@ import org.apache.storm.tuple.Fields;
  * Map states follow Trident's cell rules (opaque {@code [txid, curr, prev]}: replay from {@code prev}; transactional
  * {@code [txid, val]}: skip a replayed key), except: a stored txid ahead of the batch throws
  * {@link io.epochal.errors.StateAheadException} for the transactional map too (Trident silently re-bases the value);
- * null values are refused; updates from a non-transactional stream (no txid) are refused; duplicate keys in one call
+ * null values are refused (a Trident store's removal cells keep Trident's rules, see {@link #opaqueState}); updates
+ * from a non-transactional stream (no txid) are refused; duplicate keys in one call
  * are applied in order; integral numbers read back from Trident stores are {@code Long}. The pipeline builder refuses
  * pairings that are not exactly-once (an opaque spout with an opaque map on the per-key protocol, which Trident
  * accepts). Each adapter's Javadoc states what it does with Trident's lifecycle calls.
@@ -120,22 +131,92 @@ public final class EpochalTrident {
   }
 
   /**
+   * Trident's {@code topology.newStream(id, spout)}: the stream of a spout made by {@code EpochalTrident.spout}, whose
+   * fields are known while the pipeline is built. Every {@code Fields} reference of the adapters applied to it (and to
+   * the streams {@link #each}, {@code filter}, {@code groupBy} and {@link #stateQuery} derive from it) is checked at
+   * once: a field the stream does not have is refused with {@link IllegalArgumentException} naming it and the
+   * available fields, as Trident refuses it, instead of failing when the first batch runs.
+   *
+   * @param builder the pipeline builder
+   * @param spout a spout made by one of the {@code spout} factories of this class
+   * @throws IllegalArgumentException if {@code spout} was not made here (use {@link #withFields})
+   */
+  public static Stream<TridentTuple> newStream(io.epochal.pipeline.PipelineBuilder builder,
+      Spout<TridentTuple, ?> spout) {
+    Objects.requireNonNull(builder, "builder");
+    if (!(Objects.requireNonNull(spout, "spout") instanceof SpoutSupport.Adapter adapter)) {
+      throw new IllegalArgumentException("spout " + spout.name() + " (" + spout.getClass().getName() + ") was not "
+          + "made by EpochalTrident.spout, so its fields are unknown: declare them with "
+          + "EpochalTrident.withFields(builder.source(spout), fields)");
+    }
+    return new FieldsStream(builder.source(spout), adapter.outputFields());
+  }
+
+  /**
+   * Declares the fields of a stream of Trident tuples (for example tuples made by your own {@code map} with
+   * {@link #tuple}, or the values of {@link #newValues}), so that the adapters applied to it are checked when the
+   * pipeline is built, as with {@link #newStream}. Each record is checked against the declaration at run time: a
+   * record with other fields stops the pipeline with {@link io.epochal.errors.InvalidRecordException}.
+   *
+   * @throws IllegalArgumentException if the stream's fields are already known and differ
+   */
+  public static Stream<TridentTuple> withFields(Stream<TridentTuple> stream, Fields fields) {
+    Objects.requireNonNull(stream, "stream");
+    Objects.requireNonNull(fields, "fields");
+    Optional<Fields> known = FieldsStream.fieldsOf(stream);
+    if (known.isPresent()) {
+      if (!known.get().toList().equals(fields.toList())) {
+        throw new IllegalArgumentException("the stream's fields are " + known.get() + ", not " + fields);
+      }
+      return stream;
+    }
+    return new FieldsStream(stream.map(new DeclaredFields(fields)), fields);
+  }
+
+  /** The run-time check of {@link #withFields}: every record has exactly the declared fields. */
+  private static final class DeclaredFields implements Function<TridentTuple, TridentTuple> {
+    private final Fields fields;
+    private final List<String> names;
+    private volatile Fields lastChecked;
+
+    DeclaredFields(Fields fields) {
+      this.fields = fields;
+      this.names = fields.toList();
+    }
+
+    @Override
+    public TridentTuple apply(TridentTuple record) {
+      Fields actual = record.getFields();
+      if (actual != lastChecked) {
+        if (!actual.toList().equals(names)) {
+          throw new io.epochal.errors.InvalidRecordException("a record of a stream declared (EpochalTrident."
+              + "withFields) with fields " + fields + " has fields " + actual + ": " + record + ". The pipeline "
+              + "stops: no replay fixes it");
+        }
+        lastChecked = actual;
+      }
+      return record;
+    }
+  }
+
+  /**
    * The group key of a tuple: the values of {@code groupFields}, as a {@code List<Object>} (Trident's positional key).
    * For {@link Stream#groupBy}: records of one key go to one partition ({@code farm_hash} of the key's parts, which
-   * must be strings, integral numbers, booleans, doubles or byte arrays, and never null).
-   *
-   * @throws IllegalArgumentException (when applied) if a tuple lacks one of the fields
+   * must be strings, integral numbers, booleans, doubles or byte arrays, and never null). On a stream of known fields
+   * ({@link #newStream}) a missing field is refused when the pipeline is built, as Trident refuses it; otherwise the
+   * first tuple without it stops the pipeline with {@link io.epochal.errors.InvalidRecordException} (never retried).
    */
   public static Function<TridentTuple, List<Object>> key(Fields groupFields) {
-    Objects.requireNonNull(groupFields, "groupFields");
-    return tuple -> new ArrayList<>(tuple.select(groupFields));
+    return new Operations.Key(groupFields);
   }
 
   /**
    * Trident's {@code each(inputFields, function, functionFields)} as a {@code flatMap} function: the Trident function
    * sees the tuple projected to {@code inputFields} (all fields if null), and every value list it emits becomes a
    * tuple of the input's fields followed by {@code functionFields}. The function is copied and prepared once per
-   * thread; {@code cleanup} is never called.
+   * thread; {@code cleanup} is never called. Fields are checked as the class comment says.
+   *
+   * @throws IllegalArgumentException if Storm could not copy the function (it is not serializable)
    */
   public static Function<TridentTuple, Iterable<TridentTuple>> each(Fields inputFields,
       org.apache.storm.trident.operation.Function function, Fields functionFields) {
@@ -145,7 +226,10 @@ public final class EpochalTrident {
 
   /**
    * Trident's {@code each(inputFields, filter)} as a {@code filter} predicate over the tuple projected to
-   * {@code inputFields} (all fields if null). Copied and prepared once per thread.
+   * {@code inputFields} (all fields if null). Copied and prepared once per thread. Fields are checked as the class
+   * comment says.
+   *
+   * @throws IllegalArgumentException if Storm could not copy the filter (it is not serializable)
    */
   public static Predicate<TridentTuple> filter(Fields inputFields, Filter filter) {
     return Operations.filter(inputFields, Objects.requireNonNull(filter, "filter"));
@@ -159,7 +243,22 @@ public final class EpochalTrident {
       Fields valueField) {
     Objects.requireNonNull(groupFields, "groupFields");
     Objects.requireNonNull(valueField, "valueField");
-    return kv -> FieldsTuple.append(FieldsTuple.of(groupFields, kv.key()), valueField, List.of(kv.value()));
+    if (valueField.size() != 1) {
+      throw new IllegalArgumentException("valueField must be one field, was " + valueField);
+    }
+    Fields all = TridentFields.concat(groupFields, valueField, "EpochalTrident.newValues");
+    return kv -> {
+      List<Object> key = kv.key();
+      if (key.size() != groupFields.size()) {
+        throw new io.epochal.errors.InvalidRecordException("EpochalTrident.newValues(" + groupFields + ", "
+            + valueField + ") got key " + key + " of " + key.size() + " values; the grouping has " + groupFields.size()
+            + " fields. The pipeline stops: no replay fixes it");
+      }
+      List<Object> values = new ArrayList<>(key.size() + 1);
+      values.addAll(key);
+      values.add(kv.value());
+      return FieldsTuple.of(all, values);
+    };
   }
 
   // ================================================================== aggregators, updaters, queries
@@ -173,7 +272,8 @@ public final class EpochalTrident {
    * A Trident {@code CombinerAggregator} (for example {@code Count}, {@code Sum}) as an Epochal one, for
    * {@code persistentAggregate}: {@code init} sees the tuple projected to {@code inputFields} (Trident's
    * {@code persistentAggregate(factory, inputFields, aggregator, outputFields)}). Epochal pre-aggregates per batch and
-   * partition exactly as Trident does, so the aggregator must be pure.
+   * partition exactly as Trident does, so the aggregator must be pure. {@code inputFields} is checked as the class
+   * comment says.
    */
   public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(Fields inputFields,
       CombinerAggregator<V> aggregator) {
@@ -187,7 +287,8 @@ public final class EpochalTrident {
 
   /**
    * A Trident {@code ReducerAggregator} as an Epochal one: the batch's tuples of each key, projected to
-   * {@code inputFields}, are folded in emission order over the stored value (or {@code init()}).
+   * {@code inputFields}, are folded in emission order over the stored value (or {@code init()}). {@code inputFields}
+   * is checked as the class comment says.
    */
   public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(Fields inputFields,
       ReducerAggregator<V> aggregator) {
@@ -200,9 +301,12 @@ public final class EpochalTrident {
    * {@code beginCommit} and {@code commit}, with the tuples projected to {@code inputFields} (all fields if null) and
    * the partition's Trident state: the state made by a Trident {@code StateFactory} ({@link #tridentState}), or a
    * Trident {@code MapState} view of an Epochal map with {@code List<Object>} keys. The updater is copied and prepared
-   * once per partition. Tuples it emits are dropped: Epochal's {@code partitionPersist} has no output stream.
+   * once per partition. Tuples it emits are dropped: Epochal's {@code partitionPersist} has no output stream. On an
+   * {@link #opaqueState} or {@link #transactionalState} the view is also a Trident {@code RemovableMapState}.
+   * {@code inputFields} is checked as the class comment says.
    *
    * @param <S> the Epochal state type of the {@code partitionPersist}
+   * @throws IllegalArgumentException if Storm could not copy the updater (it is not serializable)
    */
   public static <S extends io.epochal.state.State> io.epochal.pipeline.StateUpdater<S, TridentTuple> updater(
       Fields inputFields, StateUpdater<?> updater) {
@@ -215,15 +319,19 @@ public final class EpochalTrident {
    * batch and partition with the projected tuples, and {@code execute} once per tuple; every value list it emits
    * becomes a tuple of the input's fields followed by {@code functionFields}. The query sees the partition's Trident
    * state as for {@link #updater}, after the batch's writes (Epochal runs queries after the writers declared before
-   * them). Copied and prepared once per partition.
+   * them). Copied and prepared once per partition. On a stream of known fields the result knows its fields too
+   * (the input's followed by {@code functionFields}); fields are checked as the class comment says.
    */
   public static <S extends io.epochal.state.State> Stream<TridentTuple> stateQuery(Stream<TridentTuple> stream,
       StateRef<S> state, Fields inputFields, QueryFunction<?, ?> function, Fields functionFields) {
     Objects.requireNonNull(stream, "stream");
     Objects.requireNonNull(inputFields, "inputFields");
-    io.epochal.pipeline.QueryFunction<S, TridentTuple, List<TridentTuple>> query = Operations.query(inputFields,
-        Objects.requireNonNull(function, "function"), Objects.requireNonNull(functionFields, "functionFields"));
-    return stream.stateQuery(Objects.requireNonNull(state, "state"), key(inputFields), query).flatMap(list -> list);
+    Operations.Query<S> query = Operations.query(inputFields, Objects.requireNonNull(function, "function"),
+        Objects.requireNonNull(functionFields, "functionFields"));
+    Optional<Fields> output = FieldsStream.fieldsOf(stream).map(query::outputOn);
+    Stream<TridentTuple> results = stream.stateQuery(Objects.requireNonNull(state, "state"), key(inputFields), query)
+        .flatMap(list -> list);
+    return output.<Stream<TridentTuple>>map(fields -> new FieldsStream(results, fields)).orElse(results);
   }
 
   // ================================================================== states on the Epochal engine
@@ -232,8 +340,12 @@ public final class EpochalTrident {
    * Epochal's {@code OpaqueMap} over a Trident {@code IBackingMap<OpaqueValue>} (the store your Trident
    * {@code OpaqueMap.build(...)} wrapped), one map per partition over the same store. Cells stay Storm
    * {@code OpaqueValue}s in your store, so Trident and Epochal can read each other's data; values read back have
-   * integral numbers widened to {@code Long}; a cell with a null value reads as absent and one with a null txid raises
-   * {@link io.epochal.errors.StateCorruptedException}.
+   * integral numbers widened to {@code Long}. A cell without a value ({@code [txid, null, prev]}, written by Storm's
+   * {@code MemoryMapState.multiRemove} or a Trident updater returning null) keeps its txid and prev: a later batch
+   * reads the key as absent, a replay of its batch reads {@code prev}, and one from a batch ahead raises
+   * {@link io.epochal.errors.StateAheadException}, exactly as Trident's {@code OpaqueMap} reads it. Trident
+   * {@code StateUpdater}s on such a state see a Trident {@code RemovableMapState} and may remove keys the same way. A
+   * cell with a null txid raises {@link io.epochal.errors.StateCorruptedException}.
    *
    * @param <V> the value type (untyped in Trident; {@code Long} for {@code Count})
    */
@@ -250,9 +362,10 @@ public final class EpochalTrident {
       Function<? super StateContext, ? extends org.apache.storm.trident.state.map.IBackingMap<
           org.apache.storm.trident.state.OpaqueValue>> backingPerPartition) {
     Objects.requireNonNull(backingPerPartition, "backingPerPartition");
-    Object factory = OpaqueMap.<List<Object>, Object>factory(context -> new TridentBackingMap<>(
-        (org.apache.storm.trident.state.map.IBackingMap) backingPerPartition.apply(context),
-        TridentBackingMap.OPAQUE, context.stateName()));
+    Object factory = TridentNullCells.hiding(OpaqueMap.<List<Object>, Object>factory(
+        context -> new TridentBackingMap<>(
+            (org.apache.storm.trident.state.map.IBackingMap) backingPerPartition.apply(context),
+            TridentBackingMap.OPAQUE, context.stateName())));
     return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
   }
 
@@ -264,9 +377,9 @@ public final class EpochalTrident {
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> transactionalState(
       org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.TransactionalValue> backing) {
     Objects.requireNonNull(backing, "backing");
-    Object factory = TransactionalMap.<List<Object>, Object>factory(context -> new TridentBackingMap<>(
-        (org.apache.storm.trident.state.map.IBackingMap) backing, TridentBackingMap.TRANSACTIONAL,
-        context.stateName()));
+    Object factory = TridentNullCells.hiding(TransactionalMap.<List<Object>, Object>factory(
+        context -> new TridentBackingMap<>((org.apache.storm.trident.state.map.IBackingMap) backing,
+            TridentBackingMap.TRANSACTIONAL, context.stateName())));
     return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
   }
 
@@ -374,8 +487,11 @@ public final class EpochalTrident {
    * A generic Trident {@code ITridentSpout} (coordinator + emitter) as an Epochal spout. Per new txid the coordinator's
    * {@code isReady(txid)} and {@code initializeTransaction(txid, previous metadata, null)} fix the batch's metadata,
    * and the emitter's {@code emitBatch(attempt, metadata, collector)} emits it (again on every replay); after the
-   * commit {@code ICommitterTridentSpout.Emitter.commit(attempt)}, then both {@code success} calls. Metadata is kept as
-   * JSON (as Trident keeps it in ZooKeeper) and must be a JSON value.
+   * commit {@code ICommitterTridentSpout.Emitter.commit(attempt)}, then both {@code success} calls. The coordinator
+   * and the emitter get Storm's contexts: component {@code $spoutcoord-<name>} and component {@code <name>}, one task
+   * each (Storm's {@code FeederBatchSpout} and {@code FeederCommitterBatchSpout} run as they do on Storm). Metadata is
+   * kept as JSON (as Trident keeps it in ZooKeeper) when it reads back equal from JSON, by Java serialization
+   * otherwise; other metadata is refused.
    *
    * @param kind {@code TRANSACTIONAL} if the same metadata always emits the same tuples, {@code NON_TRANSACTIONAL}
    *     otherwise

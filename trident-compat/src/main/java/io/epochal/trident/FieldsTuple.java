@@ -1,5 +1,6 @@
 package io.epochal.trident;
 
+import io.epochal.errors.InvalidRecordException;
 import java.io.Serializable;
 import java.util.AbstractList;
 import java.util.ArrayList;
@@ -59,18 +60,34 @@ final class FieldsTuple extends AbstractList<Object> implements TridentTuple, Se
   private static final java.util.concurrent.ConcurrentHashMap<Fields, TridentTupleView.FreshOutputFactory> FACTORIES =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  /** The tuple followed by {@code more} values named {@code moreFields} ("input fields + function fields"). */
-  static FieldsTuple append(TridentTuple tuple, Fields moreFields, List<?> more) {
-    if (moreFields.size() != more.size()) {
-      throw new IllegalArgumentException("an operation declared output fields " + moreFields + " but emitted "
-          + more.size() + " values: " + more);
+  /**
+   * A tuple emitted by Trident code ({@code source}) that declared {@code fields}.
+   *
+   * @throws InvalidRecordException if the number of values differs from the number of fields (no replay fixes it)
+   */
+  static FieldsTuple emitted(Fields fields, List<?> values, String source) {
+    if (fields.size() != values.size()) {
+      throw new InvalidRecordException(source + " declared output fields " + fields + " but emitted " + values.size()
+          + " values: " + values + ". The pipeline stops: no replay fixes it");
     }
-    List<String> names = new ArrayList<>(tuple.getFields().toList());
-    names.addAll(moreFields.toList());
-    List<Object> all = new ArrayList<>(tuple.size() + more.size());
-    all.addAll(tuple.getValues());
-    all.addAll(more);
-    return new FieldsTuple(new Fields(names), Collections.unmodifiableList(all));
+    return new FieldsTuple(fields, Collections.unmodifiableList(new ArrayList<>(values)));
+  }
+
+  /**
+   * The tuple followed by {@code more} values named {@code moreFields} ("input fields + function fields"); {@code all}
+   * is the input's fields followed by {@code moreFields} (see {@link TridentFields.Appender}).
+   *
+   * @throws InvalidRecordException if the number of values differs from the number of {@code moreFields}
+   */
+  static FieldsTuple append(TridentTuple tuple, Fields all, Fields moreFields, List<?> more, String source) {
+    if (moreFields.size() != more.size()) {
+      throw new InvalidRecordException(source + " declared output fields " + moreFields + " but emitted "
+          + more.size() + " values: " + more + ". The pipeline stops: no replay fixes it");
+    }
+    List<Object> values = new ArrayList<>(tuple.size() + more.size());
+    values.addAll(tuple.getValues());
+    values.addAll(more);
+    return new FieldsTuple(all, Collections.unmodifiableList(values));
   }
 
   @Override

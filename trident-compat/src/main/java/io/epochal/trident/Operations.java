@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.pipeline.QueryFunction;
 import io.epochal.pipeline.StateUpdater;
 import io.epochal.spout.BatchAttempt;
@@ -40,18 +42,24 @@ final class Operations {
 
   // ------------------------------------------------------------------ aggregators
 
-  static final class Combiner<V> implements io.epochal.pipeline.CombinerAggregator<TridentTuple, V> {
-    private final Fields input;
+  static final class Combiner<V> implements io.epochal.pipeline.CombinerAggregator<TridentTuple, V>,
+      TridentFields.Selecting {
+    private final TridentFields.Selector input;
     private final CombinerAggregator<V> agg;
 
     Combiner(Fields input, CombinerAggregator<V> agg) {
-      this.input = input;
       this.agg = Objects.requireNonNull(agg, "aggregator");
+      this.input = new TridentFields.Selector(input, "EpochalTrident.combiner(" + agg.getClass().getSimpleName() + ")");
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      input.checkInput(available);
     }
 
     @Override
     public V init(TridentTuple record) {
-      return agg.init(FieldsTuple.project(record, input));
+      return agg.init(input.project(record));
     }
 
     @Override
@@ -70,13 +78,19 @@ final class Operations {
     }
   }
 
-  static final class Reducer<V> implements io.epochal.pipeline.ReducerAggregator<TridentTuple, V> {
-    private final Fields input;
+  static final class Reducer<V> implements io.epochal.pipeline.ReducerAggregator<TridentTuple, V>,
+      TridentFields.Selecting {
+    private final TridentFields.Selector input;
     private final ReducerAggregator<V> agg;
 
     Reducer(Fields input, ReducerAggregator<V> agg) {
-      this.input = input;
       this.agg = Objects.requireNonNull(agg, "aggregator");
+      this.input = new TridentFields.Selector(input, "EpochalTrident.reducer(" + agg.getClass().getSimpleName() + ")");
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      input.checkInput(available);
     }
 
     @Override
@@ -86,12 +100,37 @@ final class Operations {
 
     @Override
     public V reduce(V current, TridentTuple record) {
-      return agg.reduce(current, FieldsTuple.project(record, input));
+      return agg.reduce(current, input.project(record));
     }
 
     @Override
     public String toString() {
       return "Trident " + agg.getClass().getName();
+    }
+  }
+
+  /** Trident's group key: the values of the grouping fields. */
+  static final class Key implements Function<TridentTuple, List<Object>>, TridentFields.Selecting {
+    private final TridentFields.Selector fields;
+
+    Key(Fields groupFields) {
+      this.fields = new TridentFields.Selector(Objects.requireNonNull(groupFields, "groupFields"),
+          "EpochalTrident.key");
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      fields.checkInput(available);
+    }
+
+    @Override
+    public List<Object> apply(TridentTuple tuple) {
+      return new ArrayList<>(fields.select(tuple));
+    }
+
+    @Override
+    public String toString() {
+      return "Trident key " + fields.fields();
     }
   }
 
@@ -109,6 +148,7 @@ final class Operations {
 
     PerThread(O prototype, String name, Fields input) {
       this.prototype = Objects.requireNonNull(prototype, "operation");
+      StormContexts.copy(prototype); // fails now, not at the first batch, if Storm could not copy it either
       this.name = name;
       this.input = input;
     }
@@ -125,23 +165,83 @@ final class Operations {
     }
   }
 
-  static Function<TridentTuple, Iterable<TridentTuple>> each(Fields input,
-      org.apache.storm.trident.operation.Function function, Fields output) {
-    Objects.requireNonNull(output, "output fields");
-    PerThread<org.apache.storm.trident.operation.Function> copies =
-        new PerThread<>(function, "each(" + function.getClass().getSimpleName() + ")", input);
-    String source = "Trident function " + function.getClass().getName();
-    return record -> {
-      Collectors.Append out = new Collectors.Append(source, output);
-      out.input = record;
-      copies.get(record).execute(FieldsTuple.project(record, input), out);
+  /** Trident's {@code each(inputFields, function, functionFields)}. */
+  static final class Each implements Function<TridentTuple, Iterable<TridentTuple>>, TridentFields.Selecting {
+    private final PerThread<org.apache.storm.trident.operation.Function> copies;
+    private final TridentFields.Selector input;
+    private final TridentFields.Appender output;
+    private final String source;
+
+    Each(Fields input, org.apache.storm.trident.operation.Function function, Fields output) {
+      Objects.requireNonNull(output, "output fields");
+      String what = "EpochalTrident.each(" + function.getClass().getSimpleName() + ")";
+      this.copies = new PerThread<>(function, "each(" + function.getClass().getSimpleName() + ")", input);
+      this.input = new TridentFields.Selector(input, what);
+      this.output = new TridentFields.Appender(output, what);
+      this.source = "Trident function " + function.getClass().getName();
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      input.checkInput(available);
+    }
+
+    /** At build time: the fields of the output tuples on a stream of {@code available} fields. */
+    Fields outputOn(Fields available) {
+      checkInput(available);
+      return output.outputOn(available);
+    }
+
+    @Override
+    public Iterable<TridentTuple> apply(TridentTuple record) {
+      TridentTuple projected = input.project(record);
+      Collectors.Append out = new Collectors.Append(source, output, record);
+      copies.get(record).execute(projected, out);
       return out.tuples;
-    };
+    }
+
+    @Override
+    public String toString() {
+      return source;
+    }
+  }
+
+  static Each each(Fields input, org.apache.storm.trident.operation.Function function, Fields output) {
+    return new Each(input, function, output);
+  }
+
+  /** Trident's {@code each(inputFields, filter)}. */
+  static final class FilterOp implements Predicate<TridentTuple>, TridentFields.Selecting {
+    private final PerThread<Filter> copies;
+    private final TridentFields.Selector input;
+    private final String source;
+
+    FilterOp(Fields input, Filter filter) {
+      this.copies = new PerThread<>(filter, "filter(" + filter.getClass().getSimpleName() + ")", input);
+      this.input = new TridentFields.Selector(input, "EpochalTrident.filter(" + filter.getClass().getSimpleName()
+          + ")");
+      this.source = "Trident filter " + filter.getClass().getName();
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      input.checkInput(available);
+    }
+
+    @Override
+    public boolean test(TridentTuple record) {
+      TridentTuple projected = input.project(record);
+      return copies.get(record).isKeep(projected);
+    }
+
+    @Override
+    public String toString() {
+      return source;
+    }
   }
 
   static Predicate<TridentTuple> filter(Fields input, Filter filter) {
-    PerThread<Filter> copies = new PerThread<>(filter, "filter(" + filter.getClass().getSimpleName() + ")", input);
-    return record -> copies.get(record).isKeep(FieldsTuple.project(record, input));
+    return new FilterOp(input, filter);
   }
 
   // ------------------------------------------------------------------ state operations
@@ -155,8 +255,8 @@ final class Operations {
     if (state instanceof MapState<?, ?> map) {
       return EpochalMapView.during((MapState<List<Object>, Object>) map, txid);
     }
-    throw new IllegalArgumentException(what + " needs a Trident state (EpochalTrident.tridentState) or an Epochal "
-        + "MapState with List<Object> keys, got " + state.getClass().getName());
+    throw new EpochalException(what + " needs a Trident state (EpochalTrident.tridentState) or an Epochal "
+        + "MapState with List<Object> keys, got " + state.getClass().getName(), null, false, ErrorContext.NONE);
   }
 
   /** One prepared copy of a state operation per state partition (identified by the Epochal state instance). */
@@ -168,6 +268,7 @@ final class Operations {
 
     PerPartition(O prototype, String name, Fields input) {
       this.prototype = Objects.requireNonNull(prototype, "operation");
+      StormContexts.copy(prototype); // fails now, not at the first batch, if Storm could not copy it either
       this.name = name;
       this.input = input;
     }
@@ -184,72 +285,116 @@ final class Operations {
     }
   }
 
-  static <S extends State> StateUpdater<S, TridentTuple> updater(Fields input,
-      org.apache.storm.trident.state.StateUpdater<?> updater) {
-    @SuppressWarnings("unchecked")
-    PerPartition<org.apache.storm.trident.state.StateUpdater<org.apache.storm.trident.state.State>> copies =
-        new PerPartition<>((org.apache.storm.trident.state.StateUpdater<org.apache.storm.trident.state.State>) updater,
-            "partitionPersist(" + updater.getClass().getSimpleName() + ")", input);
-    String source = "Trident StateUpdater " + updater.getClass().getName();
-    return new StateUpdater<>() {
-      @Override
-      public void updateState(S state, BatchAttempt batch, List<TridentTuple> records) {
-        List<TridentTuple> projected = new ArrayList<>(records.size());
-        for (TridentTuple r : records) {
-          projected.add(FieldsTuple.project(r, input));
-        }
-        Collectors.Drop out = new Collectors.Drop(source);
-        copies.get(state, records).updateState(tridentView(state, batch.txid(), source), projected, out);
-        if (out.dropped > 0) {
-          LOG.debug("{} emitted {} tuples in {}; Epochal's partitionPersist has no output stream, they are dropped",
-              source, out.dropped, batch);
-        }
-      }
+  /** A Trident {@code StateUpdater} as an Epochal one. */
+  static final class Updater<S extends State> implements StateUpdater<S, TridentTuple>, TridentFields.Selecting {
+    private final PerPartition<org.apache.storm.trident.state.StateUpdater<org.apache.storm.trident.state.State>>
+        copies;
+    private final TridentFields.Selector input;
+    private final String source;
 
-      @Override
-      public String toString() {
-        return source;
+    @SuppressWarnings("unchecked")
+    Updater(Fields input, org.apache.storm.trident.state.StateUpdater<?> updater) {
+      this.copies = new PerPartition<>(
+          (org.apache.storm.trident.state.StateUpdater<org.apache.storm.trident.state.State>) updater,
+          "partitionPersist(" + updater.getClass().getSimpleName() + ")", input);
+      this.input = new TridentFields.Selector(input, "EpochalTrident.updater(" + updater.getClass().getSimpleName()
+          + ")");
+      this.source = "Trident StateUpdater " + updater.getClass().getName();
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      input.checkInput(available);
+    }
+
+    @Override
+    public void updateState(S state, BatchAttempt batch, List<TridentTuple> records) {
+      List<TridentTuple> projected = new ArrayList<>(records.size());
+      for (TridentTuple r : records) {
+        projected.add(input.project(r));
       }
-    };
+      Collectors.Drop out = new Collectors.Drop(source);
+      copies.get(state, records).updateState(tridentView(state, batch.txid(), source), projected, out);
+      if (out.dropped > 0) {
+        LOG.debug("{} emitted {} tuples in {}; Epochal's partitionPersist has no output stream, they are dropped",
+            source, out.dropped, batch);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return source;
+    }
   }
 
-  static <S extends State> QueryFunction<S, TridentTuple, List<TridentTuple>> query(Fields input,
-      org.apache.storm.trident.state.QueryFunction<?, ?> function, Fields output) {
-    Objects.requireNonNull(output, "output fields");
-    @SuppressWarnings("unchecked")
-    PerPartition<org.apache.storm.trident.state.QueryFunction<org.apache.storm.trident.state.State, Object>> copies =
-        new PerPartition<>(
-            (org.apache.storm.trident.state.QueryFunction<org.apache.storm.trident.state.State, Object>) function,
-            "stateQuery(" + function.getClass().getSimpleName() + ")", input);
-    String source = "Trident QueryFunction " + function.getClass().getName();
-    return new QueryFunction<>() {
-      @Override
-      public List<List<TridentTuple>> batchRetrieve(S state, BatchAttempt batch, List<TridentTuple> records) {
-        List<TridentTuple> args = new ArrayList<>(records.size());
-        for (TridentTuple r : records) {
-          args.add(FieldsTuple.project(r, input));
-        }
-        org.apache.storm.trident.state.QueryFunction<org.apache.storm.trident.state.State, Object> fn =
-            copies.get(state, records);
-        List<Object> results = fn.batchRetrieve(tridentView(state, batch.txid(), source), args);
-        if (results == null || results.size() != records.size()) {
-          throw new IllegalStateException(source + " returned " + (results == null ? "null" : results.size()
-              + " results") + " for " + records.size() + " tuples");
-        }
-        List<List<TridentTuple>> out = new ArrayList<>(records.size());
-        for (int i = 0; i < records.size(); i++) {
-          Collectors.Append collector = new Collectors.Append(source, output);
-          collector.input = records.get(i);
-          fn.execute(args.get(i), results.get(i), collector);
-          out.add(collector.tuples);
-        }
-        return out;
-      }
+  static <S extends State> StateUpdater<S, TridentTuple> updater(Fields input,
+      org.apache.storm.trident.state.StateUpdater<?> updater) {
+    return new Updater<>(input, updater);
+  }
 
-      @Override
-      public String toString() {
-        return source;
+  /** A Trident {@code QueryFunction} as an Epochal one: per record, the tuples it emits. */
+  static final class Query<S extends State> implements QueryFunction<S, TridentTuple, List<TridentTuple>>,
+      TridentFields.Selecting {
+    private final PerPartition<org.apache.storm.trident.state.QueryFunction<org.apache.storm.trident.state.State,
+        Object>> copies;
+    private final TridentFields.Selector input;
+    private final TridentFields.Appender output;
+    private final String source;
+
+    @SuppressWarnings("unchecked")
+    Query(Fields input, org.apache.storm.trident.state.QueryFunction<?, ?> function, Fields output) {
+      Objects.requireNonNull(output, "output fields");
+      String what = "EpochalTrident.stateQuery(" + function.getClass().getSimpleName() + ")";
+      this.copies = new PerPartition<>(
+          (org.apache.storm.trident.state.QueryFunction<org.apache.storm.trident.state.State, Object>) function,
+          "stateQuery(" + function.getClass().getSimpleName() + ")", input);
+      this.input = new TridentFields.Selector(input, what);
+      this.output = new TridentFields.Appender(output, what);
+      this.source = "Trident QueryFunction " + function.getClass().getName();
+    }
+
+    @Override
+    public void checkInput(Fields available) {
+      input.checkInput(available);
+    }
+
+    /** At build time: the fields of the output tuples on a stream of {@code available} fields. */
+    Fields outputOn(Fields available) {
+      checkInput(available);
+      return output.outputOn(available);
+    }
+
+    @Override
+    public List<List<TridentTuple>> batchRetrieve(S state, BatchAttempt batch, List<TridentTuple> records) {
+      List<TridentTuple> args = new ArrayList<>(records.size());
+      for (TridentTuple r : records) {
+        args.add(input.project(r));
       }
-    };
+      org.apache.storm.trident.state.QueryFunction<org.apache.storm.trident.state.State, Object> fn =
+          copies.get(state, records);
+      List<Object> results = fn.batchRetrieve(tridentView(state, batch.txid(), source), args);
+      if (results == null || results.size() != records.size()) {
+        throw new EpochalException(source + " returned " + (results == null ? "null" : results.size() + " results")
+            + " for " + records.size() + " tuples: batchRetrieve must return one result per tuple", null, false,
+            ErrorContext.NONE);
+      }
+      List<List<TridentTuple>> out = new ArrayList<>(records.size());
+      for (int i = 0; i < records.size(); i++) {
+        Collectors.Append collector = new Collectors.Append(source, output, records.get(i));
+        fn.execute(args.get(i), results.get(i), collector);
+        out.add(collector.tuples);
+      }
+      return out;
+    }
+
+    @Override
+    public String toString() {
+      return source;
+    }
+  }
+
+  static <S extends State> Query<S> query(Fields input, org.apache.storm.trident.state.QueryFunction<?, ?> function,
+      Fields output) {
+    return new Query<>(input, function, output);
   }
 }

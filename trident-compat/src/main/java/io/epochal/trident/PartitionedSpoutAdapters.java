@@ -1,6 +1,8 @@
 package io.epochal.trident;
 
 import io.epochal.codec.Codec;
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.SourceChangedException;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
@@ -20,6 +22,7 @@ import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
 import org.apache.storm.trident.spout.IPartitionedTridentSpout;
 import org.apache.storm.trident.spout.ISpoutPartition;
 import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
 
 /**
  * Trident partitioned spouts (the batch-wide emitter shape of Storm 2.7+) on the Epochal engine. Batch metadata is a
@@ -59,13 +62,21 @@ final class PartitionedSpoutAdapters {
 
     void update(List<ISpoutPartition> ordered, java.util.function.Function<List<ISpoutPartition>,
         List<ISpoutPartition>> forTask, java.util.function.Consumer<List<ISpoutPartition>> refresh) {
-      List<ISpoutPartition> mine = forTask.apply(Objects.requireNonNull(ordered,
-          () -> "Trident spout " + spout + " returned null ordered partitions"));
+      if (ordered == null) {
+        throw broken("returned null ordered partitions");
+      }
+      List<ISpoutPartition> mine = forTask.apply(ordered);
+      if (mine == null) {
+        throw broken("returned null partitions for its task");
+      }
       LinkedHashMap<String, ISpoutPartition> ids = new LinkedHashMap<>();
       for (ISpoutPartition p : mine) {
-        String id = Objects.requireNonNull(Objects.requireNonNull(p, "partition").getId(), "partition id");
+        String id = p == null ? null : p.getId();
+        if (id == null) {
+          throw broken("lists a null partition or partition id: " + mine);
+        }
         if (ids.put(id, p) != null) {
-          throw new IllegalStateException("Trident spout " + spout + " lists partition id " + id + " twice");
+          throw broken("lists partition id " + id + " twice: " + mine);
         }
       }
       if (!mine.equals(lastRefreshed)) {
@@ -73,6 +84,12 @@ final class PartitionedSpoutAdapters {
         lastRefreshed = List.copyOf(mine);
       }
       byId = ids;
+    }
+
+    /** A spout whose partition list no replay can make usable. */
+    private EpochalException broken(String what) {
+      return new EpochalException("Trident spout " + spout + " " + what + "; partition ids must be unique and "
+          + "not null", null, false, ErrorContext.NONE);
     }
 
     ISpoutPartition require(String id, long txid, PartitionedMetadata<Object> meta) {
@@ -117,7 +134,8 @@ final class PartitionedSpoutAdapters {
       PartitionedMetadata<Object> next) {
   }
 
-  static final class Transactional implements TransactionalSpout<TridentTuple, PartitionedMetadata<Object>> {
+  static final class Transactional implements TransactionalSpout<TridentTuple, PartitionedMetadata<Object>>,
+      SpoutSupport.Adapter {
     private final SpoutSupport support;
     private final IPartitionedTridentSpout<Object, ISpoutPartition, Object> spout;
     private final Partitions partitions;
@@ -136,8 +154,8 @@ final class PartitionedSpoutAdapters {
 
     private IPartitionedTridentSpout.Emitter<Object, ISpoutPartition, Object> emitter() {
       if (emitter == null) {
-        coordinator = spout.getCoordinator(support.conf, support.context());
-        emitter = spout.getEmitter(support.conf, support.context());
+        coordinator = spout.getCoordinator(support.conf, support.coordinatorContext());
+        emitter = spout.getEmitter(support.conf, support.emitterContext());
       }
       return emitter;
     }
@@ -146,6 +164,11 @@ final class PartitionedSpoutAdapters {
       IPartitionedTridentSpout.Emitter<Object, ISpoutPartition, Object> e = emitter();
       partitions.update(e.getOrderedPartitions(coordinator.getPartitionsForBatch()),
           ordered -> e.getPartitionsForTask(0, 1, ordered), e::refreshPartitions);
+    }
+
+    @Override
+    public Fields outputFields() {
+      return support.fields;
     }
 
     @Override
@@ -211,7 +234,7 @@ final class PartitionedSpoutAdapters {
     }
   }
 
-  static final class Opaque implements OpaqueSpout<TridentTuple, PartitionedMetadata<Object>> {
+  static final class Opaque implements OpaqueSpout<TridentTuple, PartitionedMetadata<Object>>, SpoutSupport.Adapter {
     private final SpoutSupport support;
     private final IOpaquePartitionedTridentSpout<Object, ISpoutPartition, Object> spout;
     private final Partitions partitions;
@@ -231,8 +254,8 @@ final class PartitionedSpoutAdapters {
 
     private IOpaquePartitionedTridentSpout.Emitter<Object, ISpoutPartition, Object> emitter() {
       if (emitter == null) {
-        coordinator = spout.getCoordinator(support.conf, support.context());
-        emitter = spout.getEmitter(support.conf, support.context());
+        coordinator = spout.getCoordinator(support.conf, support.coordinatorContext());
+        emitter = spout.getEmitter(support.conf, support.emitterContext());
       }
       return emitter;
     }
@@ -251,6 +274,11 @@ final class PartitionedSpoutAdapters {
           new LinkedHashSet<>(partitions.byId.values()), last);
       return new Ahead(txid, prev, buffer == null ? List.of() : buffer.tuples,
           partitions.next(prev, returned).orElse(prev));
+    }
+
+    @Override
+    public Fields outputFields() {
+      return support.fields;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.epochal.state.ValueUpdater;
 import io.epochal.store.table.TableBackedStateFactory;
 import io.epochal.store.table.TableCheckpointStore;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -42,8 +43,13 @@ final class ShiftedStates {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public MapState<K, V> makeState(StateContext context) {
-      return new Shifted<>(inner.makeState(context), offset);
+      MapState<K, V> state = inner.makeState(context);
+      if (state instanceof TridentNullCells.Removable removable) {
+        return (MapState<K, V>) (MapState<?, ?>) new RemovableShifted(removable, offset);
+      }
+      return new Shifted<>(state, offset);
     }
 
     @Override
@@ -72,7 +78,23 @@ final class ShiftedStates {
     }
   }
 
-  private static final class Shifted<K, V> implements MapState<K, V> {
+  /** A shifted map over Trident's store that keeps Trident's removals (see {@link TridentNullCells}). */
+  private static final class RemovableShifted extends Shifted<List<Object>, Object>
+      implements TridentNullCells.Removable {
+    private final TridentNullCells.Removable removable;
+
+    RemovableShifted(TridentNullCells.Removable inner, long offset) {
+      super(inner, offset);
+      this.removable = inner;
+    }
+
+    @Override
+    public void multiRemove(long txid, Collection<? extends List<Object>> keys) {
+      removable.multiRemove(shift(txid), keys);
+    }
+  }
+
+  private static class Shifted<K, V> implements MapState<K, V> {
     private final MapState<K, V> inner;
     private final long offset;
 
@@ -81,7 +103,7 @@ final class ShiftedStates {
       this.offset = offset;
     }
 
-    private long shift(long txid) {
+    final long shift(long txid) {
       return txid == Long.MAX_VALUE ? txid : Math.addExact(txid, offset);
     }
 

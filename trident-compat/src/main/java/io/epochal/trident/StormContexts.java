@@ -8,6 +8,7 @@ import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,22 +32,45 @@ final class StormContexts {
 
   static TopologyContext topologyContext(String component, Map<String, Object> conf, Fields outputFields,
       int taskIndex, int numTasks) {
+    Map<String, Integer> components = new LinkedHashMap<>();
+    components.put(component, numTasks);
+    Map<String, Fields> outputs = new HashMap<>();
+    outputs.put(component, outputFields);
+    return topologyContext(components, outputs, component, taskIndex, conf);
+  }
+
+  /**
+   * The context of task {@code taskIndex} of {@code thisComponent} in a topology of the given components (name to
+   * number of tasks; task ids are numbered from 1 across the components in iteration order), each declaring its
+   * output fields (none if absent) on the default stream.
+   */
+  static TopologyContext topologyContext(Map<String, Integer> components, Map<String, Fields> outputFields,
+      String thisComponent, int taskIndex, Map<String, Object> conf) {
     Map<Integer, String> taskToComponent = new HashMap<>();
-    List<Integer> tasks = new ArrayList<>(numTasks);
-    for (int i = 1; i <= numTasks; i++) {
-      taskToComponent.put(i, component);
-      tasks.add(i);
-    }
     Map<String, List<Integer>> componentToTasks = new HashMap<>();
-    componentToTasks.put(component, tasks);
     Map<String, Map<String, Fields>> streams = new HashMap<>();
-    Map<String, Fields> componentStreams = new HashMap<>();
-    componentStreams.put(Utils.DEFAULT_STREAM_ID, outputFields == null ? new Fields() : outputFields);
-    streams.put(component, componentStreams);
+    int nextTask = 1;
+    for (Map.Entry<String, Integer> c : components.entrySet()) {
+      List<Integer> tasks = new ArrayList<>(c.getValue());
+      for (int i = 0; i < c.getValue(); i++) {
+        taskToComponent.put(nextTask, c.getKey());
+        tasks.add(nextTask++);
+      }
+      componentToTasks.put(c.getKey(), tasks);
+      Map<String, Fields> componentStreams = new HashMap<>();
+      Fields fields = outputFields.get(c.getKey());
+      componentStreams.put(Utils.DEFAULT_STREAM_ID, fields == null ? new Fields() : fields);
+      streams.put(c.getKey(), componentStreams);
+    }
+    List<Integer> thisTasks = componentToTasks.get(thisComponent);
+    if (thisTasks == null || taskIndex < 0 || taskIndex >= thisTasks.size()) {
+      throw new IllegalArgumentException("no task " + taskIndex + " of component " + thisComponent + " in "
+          + components);
+    }
     return new TopologyContext(new StormTopology(new HashMap<>(), new HashMap<>(), new HashMap<>()),
-        new HashMap<>(conf), taskToComponent, componentToTasks, streams, new HashMap<>(), "epochal-" + component,
-        null, null, taskIndex + 1, null, tasks, new HashMap<>(), new HashMap<>(), new HashMap<>(), new HashMap<>(),
-        new AtomicBoolean(false), new StormMetricRegistry());
+        new HashMap<>(conf), taskToComponent, componentToTasks, streams, new HashMap<>(), "epochal-" + thisComponent,
+        null, null, thisTasks.get(taskIndex), null, thisTasks, new HashMap<>(), new HashMap<>(), new HashMap<>(),
+        new HashMap<>(), new AtomicBoolean(false), new StormMetricRegistry());
   }
 
   /** An operation context whose tuple factory matches the tuples the operation is handed ({@code inputFields}). */

@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.opaque.OpaqueValue;
@@ -12,14 +14,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * An Epochal {@link IBackingMap} over a user's Trident {@code IBackingMap}: keys are Trident's positional
  * {@code List<Object>} keys, passed through unchanged; cells are converted between Storm's {@code OpaqueValue} /
  * {@code TransactionalValue} / plain values and Epochal's cells. Values read back have {@code Integer}, {@code Short}
- * and {@code Byte} widened to {@code Long} (see {@link TridentJson#normalize}). A stored cell without a value (Trident
- * wrote {@code null}, e.g. {@code MemoryMapState.multiRemove}) reads as absent; a stored cell with a null txid raises
- * {@link StateCorruptedException}. As thread-safe as the wrapped map.
+ * and {@code Byte} widened to {@code Long} (see {@link TridentJson#normalize}). A stored opaque or transactional cell
+ * without a value (Trident wrote {@code null}, e.g. {@code MemoryMapState.multiRemove}) keeps its txid and prev, with
+ * the value {@link TridentNullCells#REMOVED} (which the map states over it must hide, see {@link TridentNullCells});
+ * a plain null value is absent; a stored cell with a null txid raises {@link StateCorruptedException}. As thread-safe
+ * as the wrapped map.
  *
  * @param <T> the Trident cell type
  * @param <C> the Epochal cell type
@@ -28,7 +33,10 @@ final class TridentBackingMap<T, C> implements IBackingMap<List<Object>, C> {
 
   /** Converts between a Trident cell and an Epochal cell. */
   interface Cells<T, C> {
-    /** @return the Epochal cell, or null when the Trident cell holds no value */
+    /**
+     * @return the Epochal cell; a Trident cell without a value keeps its txid (and prev), with the value
+     *     {@link TridentNullCells#REMOVED}
+     */
     C fromTrident(T stored, String table, Object key);
 
     T toTrident(C cell);
@@ -39,21 +47,16 @@ final class TridentBackingMap<T, C> implements IBackingMap<List<Object>, C> {
         @Override
         public OpaqueValue<Object> fromTrident(org.apache.storm.trident.state.OpaqueValue<Object> stored, String table,
             Object key) {
-          if (stored.getCurrTxid() == null) {
-            throw new StateCorruptedException(table, key, "null", new IllegalStateException(
-                "a Trident OpaqueValue with a null txid (written by a non-transactional stream): " + describe(stored)));
-          }
+          long txid = requireTxid(stored.getCurrTxid(), table, key, "OpaqueValue " + describe(stored));
           Object curr = TridentJson.normalize(stored.getCurr());
-          if (curr == null) {
-            return null;
-          }
-          return new OpaqueValue<>(curr, Optional.ofNullable(TridentJson.normalize(stored.getPrev())),
-              requireTxid(stored.getCurrTxid(), table, key));
+          Object prev = TridentJson.normalize(stored.getPrev());
+          return new OpaqueValue<>(curr == null ? TridentNullCells.REMOVED : curr, Optional.ofNullable(prev), txid);
         }
 
         @Override
         public org.apache.storm.trident.state.OpaqueValue<Object> toTrident(OpaqueValue<Object> cell) {
-          return new org.apache.storm.trident.state.OpaqueValue<>(cell.txid(), cell.curr(), cell.prev().orElse(null));
+          return new org.apache.storm.trident.state.OpaqueValue<>(cell.txid(), tridentValue(cell.curr()),
+              tridentValue(cell.prev().orElse(null)));
         }
       };
 
@@ -62,18 +65,15 @@ final class TridentBackingMap<T, C> implements IBackingMap<List<Object>, C> {
         @Override
         public TransactionalValue<Object> fromTrident(org.apache.storm.trident.state.TransactionalValue<Object> stored,
             String table, Object key) {
-          if (stored.getTxid() == null) {
-            throw new StateCorruptedException(table, key, "null", new IllegalStateException(
-                "a Trident TransactionalValue with a null txid (written by a non-transactional stream), value "
-                    + stored.getVal()));
-          }
+          long txid = requireTxid(stored.getTxid(), table, key,
+              "TransactionalValue [" + stored.getTxid() + ", " + stored.getVal() + "]");
           Object value = TridentJson.normalize(stored.getVal());
-          return value == null ? null : new TransactionalValue<>(value, requireTxid(stored.getTxid(), table, key));
+          return new TransactionalValue<>(value == null ? TridentNullCells.REMOVED : value, txid);
         }
 
         @Override
         public org.apache.storm.trident.state.TransactionalValue<Object> toTrident(TransactionalValue<Object> cell) {
-          return new org.apache.storm.trident.state.TransactionalValue<>(cell.txid(), cell.value());
+          return new org.apache.storm.trident.state.TransactionalValue<>(cell.txid(), tridentValue(cell.value()));
         }
       };
 
@@ -110,15 +110,17 @@ final class TridentBackingMap<T, C> implements IBackingMap<List<Object>, C> {
     }
     List<T> stored = delegate.multiGet(list);
     if (stored == null || stored.size() != list.size()) {
-      throw new IllegalStateException("Trident IBackingMap " + describe() + " returned "
-          + (stored == null ? "null" : stored.size() + " values") + " for " + list.size() + " keys");
+      throw new EpochalException("Trident IBackingMap " + describe() + " returned "
+          + (stored == null ? "null" : stored.size() + " values") + " for " + list.size() + " keys: a broken "
+          + "IBackingMap (multiGet must return one value, or null, per key, in order)", null, false,
+          ErrorContext.of(name, null));
     }
     Map<List<Object>, C> found = new HashMap<>(Math.max(16, list.size() * 2));
     for (int i = 0; i < list.size(); i++) {
       T cell = stored.get(i);
       if (cell != null) {
         C converted = cells.fromTrident(cell, name, list.get(i));
-        if (converted != null) {
+        if (converted != null) { // a plain Trident value of null is no value
           found.put(list.get(i), converted);
         }
       }
@@ -144,12 +146,23 @@ final class TridentBackingMap<T, C> implements IBackingMap<List<Object>, C> {
     return "Trident " + delegate.getClass().getName() + " (" + name + ")";
   }
 
-  private static long requireTxid(Long txid, String table, Object key) {
+  /** A Trident cell's txid; a cell without one, or below 1, is corrupt for an Epochal map (non-retryable). */
+  private static long requireTxid(Long txid, String table, Object key, String cell) {
+    if (txid == null) {
+      throw new StateCorruptedException(table, key, OptionalLong.empty(), new IllegalStateException(
+          "a Trident " + cell + " with a null txid (written by a non-transactional stream); Trident itself cannot "
+              + "apply its txid rules to it either"));
+    }
     if (txid < 1) {
-      throw new StateCorruptedException(table, key, txid.toString(),
-          new IllegalStateException("txids start at 1"));
+      throw new StateCorruptedException(table, key, OptionalLong.of(txid),
+          new IllegalStateException("a Trident " + cell + " with txid " + txid + "; txids start at 1"));
     }
     return txid;
+  }
+
+  /** The value as Trident stores it: {@link TridentNullCells#REMOVED} is Trident's null. */
+  private static Object tridentValue(Object value) {
+    return value == TridentNullCells.REMOVED ? null : value;
   }
 
   private static String describe(org.apache.storm.trident.state.OpaqueValue<?> v) {

@@ -47,6 +47,16 @@ final class TridentJson {
     }
   }
 
+  /** @return whether {@link #write} accepts {@code value} */
+  static boolean isJson(Object value) {
+    try {
+      requireJson(value, "value");
+      return true;
+    } catch (CodecException e) {
+      return false;
+    }
+  }
+
   private static void requireJson(Object v, String what) {
     if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Integer
         || v instanceof Short || v instanceof Byte || v instanceof BigInteger || v instanceof BigDecimal) {

@@ -14,6 +14,7 @@ import org.apache.storm.trident.spout.ICommitterTridentSpout;
 import org.apache.storm.trident.spout.ITridentSpout;
 import org.apache.storm.trident.topology.TransactionAttempt;
 import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
 
 /**
  * Generic Trident {@link ITridentSpout}s on the Epochal engine, driven as Storm's {@code TridentSpoutCoordinator} and
@@ -25,8 +26,10 @@ import org.apache.storm.trident.tuple.TridentTuple;
  * <p>The transactional adapter fixes the coordinator's metadata before emission (it is recorded in the checkpoint, so
  * a replay after a crash emits with the same metadata, where Trident reads it back from ZooKeeper); it emits the batch
  * once ahead of time to learn whether it is empty (an empty batch means "no new data now": the txid is not used) and
- * keeps the tuples for the first attempt. Metadata is stored as JSON, as Trident stores it, and must therefore be a
- * JSON value. The non-transactional adapter does the same without recording anything.
+ * keeps the tuples for the first attempt. Metadata is stored as JSON, as Trident stores it, when it reads back equal,
+ * by Java serialization otherwise ({@link SpoutSupport#nullableMetadataCodec}). The non-transactional adapter does the
+ * same without recording anything. The coordinator and the emitter get the contexts Storm gives them
+ * ({@link SpoutSupport#coordinatorContext()}, {@link SpoutSupport#emitterContext()}).
  */
 final class TridentSpoutAdapters {
   private TridentSpoutAdapters() {
@@ -49,14 +52,14 @@ final class TridentSpoutAdapters {
 
     ITridentSpout.BatchCoordinator<Object> coordinator() {
       if (coordinator == null) {
-        coordinator = spout.getCoordinator(support.name, support.conf, support.context());
+        coordinator = spout.getCoordinator(support.name, support.conf, support.coordinatorContext());
       }
       return coordinator;
     }
 
     ITridentSpout.Emitter<Object> emitter() {
       if (emitter == null) {
-        emitter = spout.getEmitter(support.name, support.conf, support.context());
+        emitter = spout.getEmitter(support.name, support.conf, support.emitterContext());
       }
       return emitter;
     }
@@ -110,11 +113,16 @@ final class TridentSpoutAdapters {
     }
   }
 
-  static final class Transactional implements TransactionalSpout<TridentTuple, Meta> {
+  static final class Transactional implements TransactionalSpout<TridentTuple, Meta>, SpoutSupport.Adapter {
     private final Driver driver;
 
     Transactional(SpoutSupport support, ITridentSpout<?> spout) {
       this.driver = new Driver(support, spout);
+    }
+
+    @Override
+    public Fields outputFields() {
+      return driver.support.fields;
     }
 
     @Override
@@ -124,7 +132,8 @@ final class TridentSpoutAdapters {
 
     @Override
     public Codec<Meta> metadataCodec() {
-      return SpoutSupport.nullableMetadataCodec("batch metadata of Trident spout " + name());
+      return SpoutSupport.nullableMetadataCodec("batch metadata of Trident spout " + name(),
+          driver.spout.getClass().getClassLoader());
     }
 
     @Override
@@ -153,13 +162,18 @@ final class TridentSpoutAdapters {
     }
   }
 
-  static final class NonTransactional implements NonTransactionalSpout<TridentTuple> {
+  static final class NonTransactional implements NonTransactionalSpout<TridentTuple>, SpoutSupport.Adapter {
     private final Driver driver;
     private Object previous;
     private final TreeMap<Long, Object> metas = new TreeMap<>();
 
     NonTransactional(SpoutSupport support, ITridentSpout<?> spout) {
       this.driver = new Driver(support, spout);
+    }
+
+    @Override
+    public Fields outputFields() {
+      return driver.support.fields;
     }
 
     @Override

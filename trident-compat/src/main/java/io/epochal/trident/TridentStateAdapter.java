@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StateAheadException;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -112,10 +114,11 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
     throw notAMap();
   }
 
-  private UnsupportedOperationException notAMap() {
-    return new UnsupportedOperationException("state '" + context.stateName() + "' is a Trident "
+  private EpochalException notAMap() {
+    return new EpochalException("state '" + context.stateName() + "' is a Trident "
         + state.getClass().getName() + ", not a Trident MapState: use it with partitionPersist and a Trident "
-        + "StateUpdater (EpochalTrident.updater) or with EpochalTrident.stateQuery");
+        + "StateUpdater (EpochalTrident.updater) or with EpochalTrident.stateQuery", null, false,
+        ErrorContext.of(context.stateName(), null));
   }
 
   private <R> R translate(java.util.function.Supplier<R> call) {
@@ -138,8 +141,9 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
 
   private Map<List<Object>, Object> toMap(List<List<Object>> keys, List<Object> values) {
     if (values == null || values.size() != keys.size()) {
-      throw new IllegalStateException("Trident state " + state.getClass().getName() + " returned "
-          + (values == null ? "null" : values.size() + " values") + " for " + keys.size() + " keys");
+      throw new EpochalException("Trident state " + state.getClass().getName() + " returned "
+          + (values == null ? "null" : values.size() + " values") + " for " + keys.size() + " keys: a broken Trident "
+          + "MapState (one value, or null, per key, in order)", null, false, ErrorContext.of(context.stateName(), null));
     }
     Map<List<Object>, Object> out = new HashMap<>(Math.max(16, keys.size() * 2));
     for (int i = 0; i < keys.size(); i++) {

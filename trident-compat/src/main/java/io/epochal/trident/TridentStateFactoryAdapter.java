@@ -22,6 +22,7 @@ final class TridentStateFactoryAdapter implements StateFactory<MapState<List<Obj
   TridentStateFactoryAdapter(org.apache.storm.trident.state.StateFactory factory, StateKind kind,
       Map<String, Object> conf) {
     this.factory = Objects.requireNonNull(factory, "factory");
+    StormContexts.copy(factory); // fails now, not when the pipeline starts, if Storm could not copy it either
     this.kind = Objects.requireNonNull(kind, "kind");
     this.conf = Map.copyOf(Objects.requireNonNull(conf, "conf"));
   }

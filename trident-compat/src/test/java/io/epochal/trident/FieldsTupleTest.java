@@ -35,7 +35,8 @@ class FieldsTupleTest {
     TridentTuple projected = FieldsTuple.project(tuple, new Fields("count"));
     assertTrue(projected instanceof TridentTupleView, "Storm's projection factories need their own class");
     assertEquals(List.of(3L), projected.getValues());
-    TridentTuple appended = FieldsTuple.append(tuple, new Fields("len"), List.of(3));
+    TridentFields.Appender len = new TridentFields.Appender(new Fields("len"), "test");
+    TridentTuple appended = FieldsTuple.append(tuple, len.outputOf(tuple.getFields()), len.more(), List.of(3), "test");
     assertEquals(new Fields("word", "count", "flag", "len").toList(), appended.getFields().toList());
     assertEquals(List.of("the"), EpochalTrident.key(new Fields("word")).apply(tuple));
   }

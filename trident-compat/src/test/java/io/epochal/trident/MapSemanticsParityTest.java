@@ -1,10 +1,12 @@
 package io.epochal.trident;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.epochal.errors.EpochalException;
 import io.epochal.errors.StateAheadException;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.opaque.OpaqueMap;
@@ -219,10 +221,13 @@ class MapSemanticsParityTest {
   void shouldRefuseUpdatesWithoutATxidAndNullValues() {
     Pair p = new Pair(Kind.OPAQUE);
     List<List<Object>> k = List.of(List.of("k"));
-    assertThrows(IllegalStateException.class,
+    EpochalException noTxid = assertThrows(EpochalException.class,
         () -> p.epochal.multiUpdate(k, List.of(new CombinerValueUpdater(new Sum(), 1L))));
+    assertFalse(EpochalException.isRetryable(noTxid), "no retry gives the call a txid");
     p.epochal.beginCommit(1L);
-    assertThrows(NullPointerException.class, () -> p.epochal.multiPut(k, java.util.Collections.singletonList(null)));
+    EpochalException nullValue = assertThrows(EpochalException.class,
+        () -> p.epochal.multiPut(k, java.util.Collections.singletonList(null)));
+    assertFalse(EpochalException.isRetryable(nullValue));
     p.epochal.multiPut(k, List.of(4L));
     p.epochal.commit(1L);
     assertEquals(java.util.Collections.singletonList(4L), p.epochal.multiGet(k)); // reads outside a commit: latest

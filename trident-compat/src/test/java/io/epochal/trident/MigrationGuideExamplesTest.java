@@ -32,7 +32,7 @@ class MigrationGuideExamplesTest {
     Map<String, Long> queried = new ConcurrentHashMap<>();
 
     PipelineBuilder builder = Pipeline.newBuilder("word-count").partitions(4).threads(2);
-    Stream<TridentTuple> words = builder.source(EpochalTrident.spout("spout1", spout))
+    Stream<TridentTuple> words = EpochalTrident.newStream(builder, EpochalTrident.spout("spout1", spout))
         .flatMap(EpochalTrident.each(new Fields("sentence"), new Split(), new Fields("word")));
     MapStateRef<List<Object>, Long> counts = words.groupBy(EpochalTrident.key(new Fields("word")))
         .persistentAggregate("counts", EpochalTrident.tridentState(new MemoryMapState.Factory()),
