@@ -330,8 +330,8 @@ public final class PgTable {
   }
 
   private StateCorruptedException corrupted(Object key, Exception cause) {
-    return new StateCorruptedException(schema.path() + " (PostgreSQL table " + qualified + ")", key,
-        OptionalLong.empty(), cause);
+    return new StateCorruptedException(schema.path(), key, OptionalLong.empty(),
+        new IllegalArgumentException("PostgreSQL table " + qualified + ": " + cause.getMessage(), cause));
   }
 
   private static Object readValue(Column c, ResultSet rs, int index) throws SQLException {
