@@ -32,9 +32,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -816,7 +814,7 @@ public final class PostgresTableStore implements TableStore {
       if (!k.schema().equals(h.pg.schema())) {
         throw new IllegalArgumentException("key " + k + " does not match the schema of table " + h.path());
       }
-      checkStorable(h, k.parts(), h.pg.schema().userKeyColumns(), true, "key " + k);
+      checkStorable(h, k.parts(), h.pg.schema().userKeyColumns(), true, k);
     }
   }
 
@@ -824,17 +822,19 @@ public final class PostgresTableStore implements TableStore {
    * Rejects what PostgreSQL cannot keep exactly: a string holding U+0000, and (in key columns) a NaN other than
    * Java's canonical one, whose bits the {@code hash} depends on.
    */
-  private static void checkStorable(Handle h, List<Object> parts, List<Column> columns, boolean key, String what) {
+  private static void checkStorable(Handle h, List<Object> parts, List<Column> columns, boolean key, Object what) {
     for (int i = 0; i < parts.size(); i++) {
       Object p = parts.get(i);
       Column c = columns.get(i);
       if (p instanceof String s && s.indexOf('\0') >= 0) {
-        throw new IllegalArgumentException(what + " of table " + h.path() + ": column '" + c.name() + "' holds "
+        throw new IllegalArgumentException((key ? "key " : "row ") + what + " of table " + h.path() + ": column '"
+            + c.name() + "' holds "
             + "U+0000, which PostgreSQL text cannot store");
       }
       if (key && c.type() == ColumnType.DOUBLE && p instanceof Double d && d.isNaN()
           && Double.doubleToRawLongBits(d) != Double.doubleToRawLongBits(Double.NaN)) {
-        throw new IllegalArgumentException(what + " of table " + h.path() + ": key column '" + c.name() + "' holds a "
+        throw new IllegalArgumentException("key " + what + " of table " + h.path() + ": key column '" + c.name()
+            + "' holds a "
             + "NaN with payload bits " + Long.toHexString(Double.doubleToRawLongBits(d)) + ", which PostgreSQL "
             + "does not keep (use Double.NaN)");
       }
@@ -939,8 +939,8 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(row, "row");
       Handle h = handleOf(table);
       checkKey(h.pg.schema(), row.key());
-      checkStorable(h, row.key().parts(), h.pg.schema().userKeyColumns(), true, "key " + row.key());
-      checkStorable(h, row.values(), h.pg.schema().valueColumns(), false, "row " + row);
+      checkStorable(h, row.key().parts(), h.pg.schema().userKeyColumns(), true, row.key());
+      checkStorable(h, row.values(), h.pg.schema().valueColumns(), false, row);
       stage(h.path(), h, row.key(), new Staged(row, h.pg.crcOf(row)));
     }
 
@@ -949,7 +949,7 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(key, "key");
       Handle h = handleOf(table);
       checkKey(h.pg.schema(), key);
-      checkStorable(h, key.parts(), h.pg.schema().userKeyColumns(), true, "key " + key);
+      checkStorable(h, key.parts(), h.pg.schema().userKeyColumns(), true, key);
       stage(h.path(), h, key, new Staged(null, 0));
     }
 
@@ -978,15 +978,9 @@ public final class PostgresTableStore implements TableStore {
       if (writes.isEmpty()) {
         return; // finished() ends the SQL transaction
       }
-      Map<String, BitSet> visible = new HashMap<>();
-      for (Map.Entry<String, LinkedHashMap<TableKey, Staged>> e : writes.entrySet()) {
-        Handle h = table(e.getKey());
-        List<TableKey> keys = new ArrayList<>(e.getValue().keySet());
-        visible.put(e.getKey(), lockVisible(h, keys));
-      }
       for (Map.Entry<String, LinkedHashMap<TableKey, Staged>> e : writes.entrySet()) {
         hook.beforeTableWrite(e.getKey());
-        write(table(e.getKey()), e.getValue(), visible.get(e.getKey()));
+        write(table(e.getKey()), e.getValue());
       }
       try {
         exec(conn, "COMMIT");
@@ -1044,67 +1038,64 @@ public final class PostgresTableStore implements TableStore {
       }
     }
 
-    /** Locks the rows of {@code keys} visible to the snapshot; a concurrent update or delete is a conflict. */
-    private BitSet lockVisible(Handle h, List<TableKey> keys) {
-      BitSet visible = new BitSet(keys.size());
-      for (int from = 0; from < keys.size(); from += CHUNK) {
-        List<TableKey> chunk = keys.subList(from, Math.min(keys.size(), from + CHUNK));
-        try (PreparedStatement ps = conn.prepareStatement(h.pg.lockSql())) {
-          bind(ps, h.pg.keyArrays(conn, chunk));
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              visible.set(from + (int) rs.getLong(1) - 1);
-            }
-          }
-        } catch (SQLException e) {
-          throw failure(h, chunk, e);
-        }
-      }
-      return visible;
-    }
-
-    private void write(Handle h, LinkedHashMap<TableKey, Staged> rows, BitSet visible) {
+    /**
+     * Writes one table's rows: per chunk one statement for the upserts, one for the deletes (plus one more if some
+     * deleted keys had no row). Write-write conflicts fail a statement with a serialization failure.
+     */
+    private void write(Handle h, LinkedHashMap<TableKey, Staged> rows) {
       List<Row> upserts = new ArrayList<>();
       List<Integer> crcs = new ArrayList<>();
       List<TableKey> deletes = new ArrayList<>();
-      List<TableKey> absentDeletes = new ArrayList<>();
-      int i = 0;
       for (Map.Entry<TableKey, Staged> w : rows.entrySet()) {
         if (w.getValue().row() != null) {
           upserts.add(w.getValue().row());
           crcs.add(w.getValue().crc());
         } else {
           deletes.add(w.getKey());
-          if (!visible.get(i)) {
-            absentDeletes.add(w.getKey());
-          }
         }
-        i++;
       }
       for (int from = 0; from < upserts.size(); from += CHUNK) {
         int to = Math.min(upserts.size(), from + CHUNK);
         List<Row> chunk = upserts.subList(from, to);
         int[] chunkCrcs = crcs.subList(from, to).stream().mapToInt(Integer::intValue).toArray();
+        long[] counts;
         try (PreparedStatement ps = conn.prepareStatement(h.pg.upsertSql())) {
           bind(ps, h.pg.rowArrays(conn, chunk, chunkCrcs));
-          ps.executeUpdate();
+          counts = twoCounts(ps);
         } catch (SQLException e) {
           throw failure(h, chunk.stream().map(Row::key).toList(), e);
         }
+        if (counts[0] + counts[1] != chunk.size()) {
+          throw new StoreException("PostgreSQL commit to table " + h.path() + " at " + endpoint + ": of "
+              + chunk.size() + " rows " + counts[0] + " were updated and " + counts[1] + " inserted; the others were "
+              + "neither (this is a bug of the store); nothing was applied", null, false,
+              ErrorContext.of(h.path(), null));
+        }
       }
-      keyStatement(h, h.pg.probeSql(), absentDeletes);
-      keyStatement(h, h.pg.deleteSql(), deletes);
-    }
-
-    private void keyStatement(Handle h, String sql, List<TableKey> keys) {
-      for (int from = 0; from < keys.size(); from += CHUNK) {
-        List<TableKey> chunk = keys.subList(from, Math.min(keys.size(), from + CHUNK));
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          bind(ps, h.pg.keyArrays(conn, chunk));
-          ps.executeUpdate();
+      for (int from = 0; from < deletes.size(); from += CHUNK) {
+        List<TableKey> chunk = deletes.subList(from, Math.min(deletes.size(), from + CHUNK));
+        try {
+          long[] counts;
+          try (PreparedStatement ps = conn.prepareStatement(h.pg.deleteProbeSql())) {
+            bind(ps, h.pg.keyArrays(conn, chunk));
+            counts = twoCounts(ps);
+          }
+          if (counts[1] > 0) {
+            try (PreparedStatement ps = conn.prepareStatement(h.pg.deleteSql())) {
+              bind(ps, h.pg.keyArrays(conn, chunk));
+              ps.executeUpdate();
+            }
+          }
         } catch (SQLException e) {
           throw failure(h, chunk, e);
         }
+      }
+    }
+
+    private long[] twoCounts(PreparedStatement ps) throws SQLException {
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new long[] {rs.getLong(1), rs.getLong(2)};
       }
     }
 

@@ -495,6 +495,40 @@ class PostgresTableStoreTest {
   }
 
   @Test
+  void shouldDetectAnUpsertOfARowAnotherTransactionUpdatedMeanwhile() {
+    PostgresTableStore store = store();
+    Table t = store.openTable(counts());
+    put(store, t, count("x", 1));
+    StoreTransaction writer = store.begin();
+    assertEquals(Optional.of(count("x", 1)), writer.lookup(t, List.of(counts().key("x"))).get(0));
+    put(store, t, count("x", 2));
+    writer.upsert(t, count("x", 3));
+    writer.upsert(t, count("unrelated", 3));
+    CommitConflictException e = assertThrows(CommitConflictException.class, writer::commit);
+    assertTrue(e.getMessage().contains("x") && e.getMessage().contains("unrelated"), e.getMessage());
+    assertEquals(Optional.of(count("x", 2)), get(store, t, counts().key("x")), "the first committer wins");
+    assertEquals(Optional.empty(), get(store, t, counts().key("unrelated")));
+  }
+
+  @Test
+  void shouldDeleteAbsentAndPresentKeysOfATableWithRequiredColumnsOfEveryType() {
+    PostgresTableStore store = store();
+    TableSchema s = TableSchema.builder("required").key("k", ColumnType.BYTES).requiredValue("a", ColumnType.INT64)
+        .requiredValue("b", ColumnType.UINT64).requiredValue("c", ColumnType.DOUBLE)
+        .requiredValue("d", ColumnType.BOOLEAN).requiredValue("e", ColumnType.STRING)
+        .requiredValue("f", ColumnType.BYTES).build();
+    Table t = store.openTable(s);
+    Row kept = Row.of(s.key(new byte[] {1}), 1L, -1L, 1.5, true, "e", new byte[0]);
+    Row gone = Row.of(s.key(new byte[] {2}), 2L, 2L, 2.5, false, "", new byte[] {2});
+    put(store, t, kept, gone);
+    try (StoreTransaction tx = store.begin()) {
+      tx.delete(t, List.of(gone.key(), s.key(new byte[] {3}), s.key(new byte[0])));
+      tx.commit();
+    }
+    assertEquals(List.of(kept), scan(store, t), "deleted keys are gone and no placeholder row is left");
+  }
+
+  @Test
   void shouldDetectConflictsBetweenStoreInstancesAsBetweenProcesses() {
     PostgresTableStore one = store();
     PostgresTableStore two = store();

@@ -33,6 +33,8 @@ public final class PgTable {
   /** The name of the check column, which no user column can have ({@code $} is not allowed in column names). */
   public static final String CRC_COLUMN = "$crc";
   private static final String UINT64_MAX = "18446744073709551615";
+  /** Percent of each heap page filled by inserts; the rest is kept for updated row versions. */
+  static final int FILLFACTOR = 80;
 
   private final TableSchema schema;
   private final String sqlName;
@@ -43,9 +45,8 @@ public final class PgTable {
   private final String keyUnnestOrdinal;
   private final String keyJoin;
   private final String lookupSql;
-  private final String lockSql;
   private final String upsertSql;
-  private final String probeSql;
+  private final String deleteProbeSql;
   private final String deleteSql;
   private final String scanSql;
 
@@ -83,26 +84,38 @@ public final class PgTable {
     }
     this.lookupSql = "SELECT u.\"$ord\", " + valueList + "t." + Names.quote(CRC_COLUMN) + " FROM " + keyUnnestOrdinal
         + " JOIN " + qualified + " t ON " + keyJoin;
-    this.lockSql = "SELECT u.\"$ord\" FROM " + keyUnnestOrdinal + " JOIN " + qualified + " t ON " + keyJoin
-        + " FOR UPDATE OF t";
 
     StringBuilder allColumns = new StringBuilder();
     StringBuilder allArrays = new StringBuilder();
-    StringBuilder keyColumns = new StringBuilder();
-    for (Column c : schema.columns()) {
-      allColumns.append(allColumns.length() == 0 ? "" : ", ").append(Names.quote(c.name()));
-      allArrays.append(allArrays.length() == 0 ? "" : ", ").append('?').append(arrayCast(c.type()));
+    StringBuilder allAliases = new StringBuilder();
+    StringBuilder allFromU = new StringBuilder();
+    List<Column> all = schema.columns();
+    for (int i = 0; i < all.size(); i++) {
+      Column c = all.get(i);
+      allColumns.append(i == 0 ? "" : ", ").append(Names.quote(c.name()));
+      allArrays.append(i == 0 ? "" : ", ").append('?').append(arrayCast(c.type()));
+      allAliases.append(i == 0 ? "" : ", ").append("\"$").append(i).append('"');
+      allFromU.append(i == 0 ? "" : ", ").append("u.\"$").append(i).append('"');
     }
+    int crcAt = all.size();
+    StringBuilder keyColumns = new StringBuilder();
     for (Column c : keys) {
       keyColumns.append(keyColumns.length() == 0 ? "" : ", ").append(Names.quote(c.name()));
     }
     StringBuilder set = new StringBuilder();
-    for (Column c : values) {
-      set.append(Names.quote(c.name())).append(" = EXCLUDED.").append(Names.quote(c.name())).append(", ");
+    for (int v = 0; v < values.size(); v++) {
+      set.append(Names.quote(values.get(v).name())).append(" = u.\"$").append(keys.size() + v).append("\", ");
     }
-    set.append(Names.quote(CRC_COLUMN)).append(" = EXCLUDED.").append(Names.quote(CRC_COLUMN));
-    this.upsertSql = "INSERT INTO " + qualified + " (" + allColumns + ", " + Names.quote(CRC_COLUMN) + ") SELECT * FROM "
-        + "unnest(" + allArrays + ", ?::int4[]) ON CONFLICT (" + keyColumns + ") DO UPDATE SET " + set;
+    set.append(Names.quote(CRC_COLUMN)).append(" = u.\"$").append(crcAt).append('"');
+    String crc = Names.quote(CRC_COLUMN);
+    // One statement per chunk: update the rows visible to the snapshot (a row updated or deleted by a transaction
+    // that committed after the snapshot fails with a serialization failure), insert the others (a row inserted by
+    // such a transaction conflicts with the insert: also a serialization failure), and count both.
+    this.upsertSql = "WITH u AS (SELECT * FROM unnest(" + allArrays + ", ?::int4[]) WITH ORDINALITY AS u("
+        + allAliases + ", \"$" + crcAt + "\", \"$ord\")), upd AS (UPDATE " + qualified + " t SET " + set + " FROM u WHERE "
+        + keyJoin + " RETURNING u.\"$ord\"), ins AS (INSERT INTO " + qualified + " (" + allColumns + ", " + crc
+        + ") SELECT " + allFromU + ", u.\"$" + crcAt + "\" FROM u WHERE u.\"$ord\" NOT IN (SELECT \"$ord\" FROM upd) "
+        + "ON CONFLICT DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM ins)";
 
     StringBuilder probeColumns = new StringBuilder(keyColumns);
     StringBuilder probeValues = new StringBuilder();
@@ -115,11 +128,16 @@ public final class PgTable {
         probeValues.append(", ").append(zero(c.type()));
       }
     }
-    this.probeSql = "INSERT INTO " + qualified + " (" + probeColumns + ", " + Names.quote(CRC_COLUMN) + ") SELECT "
-        + probeValues + ", 0 FROM " + keyUnnest + " ON CONFLICT DO NOTHING";
+    // Deletes the rows visible to the snapshot (concurrently updated or deleted: serialization failure); for the
+    // keys that had none, inserts a placeholder row (ON CONFLICT DO NOTHING), so that a row inserted by a transaction
+    // that committed after the snapshot fails too; the placeholders are deleted right after (deleteSql).
+    this.deleteProbeSql = "WITH u AS (SELECT * FROM " + keyUnnestOrdinal + "), del AS (DELETE FROM " + qualified
+        + " t USING u WHERE " + keyJoin + " RETURNING u.\"$ord\"), ins AS (INSERT INTO " + qualified + " ("
+        + probeColumns + ", " + crc + ") SELECT " + probeValues + ", 0 FROM u WHERE u.\"$ord\" NOT IN (SELECT "
+        + "\"$ord\" FROM del) ON CONFLICT DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM del), (SELECT count(*) "
+        + "FROM ins)";
     this.deleteSql = "DELETE FROM " + qualified + " t USING " + keyUnnest + " WHERE " + keyJoin;
-    this.scanSql = "SELECT " + allColumns + ", " + Names.quote(CRC_COLUMN) + " FROM " + qualified + " ORDER BY "
-        + keyColumns;
+    this.scanSql = "SELECT " + allColumns + ", " + crc + " FROM " + qualified + " ORDER BY " + keyColumns;
   }
 
   /** @return the logical schema */
@@ -155,7 +173,9 @@ public final class PgTable {
     for (int i = 0; i < keys.size(); i++) {
       sb.append(i == 0 ? "" : ", ").append(Names.quote(keys.get(i).name()));
     }
-    return sb.append("))").toString();
+    // Room on every page, so that updating a row's values (the common write: a count grows) is a HOT update that
+    // adds no index entry.
+    return sb.append(")) WITH (fillfactor = ").append(FILLFACTOR).append(')').toString();
   }
 
   /** @return the physical columns this table must have: {@code name type [not null] [collate C]}, in order */
@@ -187,23 +207,21 @@ public final class PgTable {
     return lookupSql;
   }
 
-  /** Locks the rows of the keys visible to the transaction's snapshot; returns their {@code ord}. */
-  public String lockSql() {
-    return lockSql;
-  }
-
-  /** Upserts rows. Bind {@link #rowArrays}. */
+  /**
+   * Upserts rows: one row result {@code (updated, inserted)}, which must add up to the number of rows. A write-write
+   * conflict fails the statement with a serialization failure (SQLState 40001). Bind {@link #rowArrays}.
+   */
   public String upsertSql() {
     return upsertSql;
   }
 
   /**
-   * Inserts a placeholder row for each key that has none ({@code ON CONFLICT DO NOTHING}), so that a row committed
-   * by a concurrent transaction and invisible to this one's snapshot raises a serialization failure. Bind
-   * {@link #keyArrays}; delete the keys right after in the same transaction.
+   * Deletes the keys' rows visible to the snapshot and inserts a placeholder row for each other key: one row result
+   * {@code (deleted, placeholders)}; if there are placeholders, run {@link #deleteSql()} on the same keys. A
+   * write-write conflict fails the statement with a serialization failure. Bind {@link #keyArrays}.
    */
-  public String probeSql() {
-    return probeSql;
+  public String deleteProbeSql() {
+    return deleteProbeSql;
   }
 
   /** Deletes keys. Bind {@link #keyArrays}. */
