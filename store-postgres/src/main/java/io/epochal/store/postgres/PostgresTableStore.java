@@ -75,12 +75,13 @@ import org.slf4j.LoggerFactory;
  * <h2>Transactions, isolation and conflicts</h2>
  * {@link #begin()} opens a {@code REPEATABLE READ} SQL transaction on a connection of its own (taking its snapshot at
  * once); lookups and scans read that snapshot, never the transaction's own writes, which are buffered in memory until
- * {@link StoreTransaction#commit()}. The commit checks the lease, locks the snapshot-visible rows it writes
- * ({@code SELECT ... FOR UPDATE}), then writes each table with one batched {@code INSERT ... ON CONFLICT DO UPDATE}
- * (and one batched {@code DELETE}), and commits. PostgreSQL's first-updater-wins rule turns every write-write
- * conflict (a row updated, inserted or deleted by a transaction that committed after this one began) into a
- * serialization failure, reported as {@link CommitConflictException} (retryable) naming the table and key; nothing is
- * applied. A transaction holds its connection until it ends: open at most {@link Builder#poolSize} at once.
+ * {@link StoreTransaction#commit()}. The commit checks the lease, then writes each table with one statement per
+ * chunk of rows (an {@code UPDATE} of the rows its snapshot sees and an {@code INSERT ... ON CONFLICT DO NOTHING} of
+ * the others, over arrays) and one for its deletes, and commits. PostgreSQL's first-updater-wins rule turns every
+ * write-write conflict (a row updated, inserted or deleted by a transaction that committed after this one began)
+ * into a serialization failure, reported as {@link CommitConflictException} (retryable) naming the table and key;
+ * nothing is applied. A transaction holds its connection until it ends: open at most {@link Builder#poolSize} at
+ * once.
  *
  * <h2>Leases and fencing</h2>
  * Table {@code epochal_leases} holds one row per lease: name, generation, owner. {@link #acquireLease} increments
