@@ -1,0 +1,463 @@
+package io.epochal.store.postgres.internal;
+
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.store.table.Column;
+import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.ReadHook;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableSchema;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * One Epochal table as a PostgreSQL table: its DDL, the SQL of every operation on it, and the binding of keys and
+ * rows to JDBC arrays. Immutable and thread-safe.
+ *
+ * <p>Columns: {@code hash numeric(20,0)} (the uint64 {@code farm_hash} exactly, so the primary key orders rows as
+ * YTsaurus does), then the user key columns, then the value columns, then {@code "$crc" integer} (the CRC-32C of the
+ * row's {@link RowCheck} encoding); primary key {@code (hash, key columns...)}. Types: int64 {@code bigint}, uint64
+ * {@code numeric(20,0)} (checked to {@code [0, 2^64)}), double {@code double precision}, boolean {@code boolean},
+ * string {@code text COLLATE "C"} (byte order of UTF-8, as YTsaurus sorts), bytes {@code bytea}. Key columns and
+ * required value columns are {@code NOT NULL}.
+ *
+ * <p>Every operation on many keys or rows is one statement over arrays ({@code unnest(?, ?, ...)}), whatever the
+ * number of rows (callers cut very large batches into chunks).
+ */
+public final class PgTable {
+  /** The name of the check column, which no user column can have ({@code $} is not allowed in column names). */
+  public static final String CRC_COLUMN = "$crc";
+  private static final String UINT64_MAX = "18446744073709551615";
+  /** Percent of each heap page filled by inserts; the rest is kept for updated row versions. */
+  static final int FILLFACTOR = 80;
+
+  private final TableSchema schema;
+  private final String sqlName;
+  private final String qualified;
+  private final List<Column> keys;
+  private final List<Column> values;
+  private final String keyUnnest;
+  private final String keyUnnestOrdinal;
+  private final String keyJoin;
+  private final String lookupSql;
+  private final String upsertSql;
+  private final String deleteProbeSql;
+  private final String deleteSql;
+  private final String scanSql;
+
+  /**
+   * @param schema the logical schema
+   * @param quotedSchema the quoted PostgreSQL schema (namespace) holding the table
+   * @param sqlName the table's SQL name ({@link Names#tableName}), unquoted
+   */
+  public PgTable(TableSchema schema, String quotedSchema, String sqlName) {
+    this.schema = schema;
+    this.sqlName = sqlName;
+    this.qualified = quotedSchema + "." + Names.quote(sqlName);
+    this.keys = schema.keyColumns();
+    this.values = schema.valueColumns();
+    for (Column c : schema.columns()) {
+      Names.check(c.name(), "column name of table " + schema.path());
+    }
+    StringBuilder arrays = new StringBuilder();
+    StringBuilder aliases = new StringBuilder();
+    StringBuilder join = new StringBuilder();
+    for (int i = 0; i < keys.size(); i++) {
+      Column c = keys.get(i);
+      arrays.append(i == 0 ? "" : ", ").append('?').append(arrayCast(c.type()));
+      aliases.append(i == 0 ? "" : ", ").append("\"$").append(i).append('"');
+      join.append(i == 0 ? "" : " AND ").append("t.").append(Names.quote(c.name())).append(" = u.\"$").append(i)
+          .append('"').append(c.type() == ColumnType.STRING ? " COLLATE \"C\"" : "");
+    }
+    this.keyUnnest = "unnest(" + arrays + ") AS u(" + aliases + ")";
+    this.keyUnnestOrdinal = "unnest(" + arrays + ") WITH ORDINALITY AS u(" + aliases + ", \"$ord\")";
+    this.keyJoin = join.toString();
+
+    StringBuilder valueList = new StringBuilder();
+    for (Column c : values) {
+      valueList.append("t.").append(Names.quote(c.name())).append(", ");
+    }
+    this.lookupSql = "SELECT u.\"$ord\", " + valueList + "t." + Names.quote(CRC_COLUMN) + " FROM " + keyUnnestOrdinal
+        + " JOIN " + qualified + " t ON " + keyJoin;
+
+    StringBuilder allColumns = new StringBuilder();
+    StringBuilder allArrays = new StringBuilder();
+    StringBuilder allAliases = new StringBuilder();
+    StringBuilder allFromU = new StringBuilder();
+    List<Column> all = schema.columns();
+    for (int i = 0; i < all.size(); i++) {
+      Column c = all.get(i);
+      allColumns.append(i == 0 ? "" : ", ").append(Names.quote(c.name()));
+      allArrays.append(i == 0 ? "" : ", ").append('?').append(arrayCast(c.type()));
+      allAliases.append(i == 0 ? "" : ", ").append("\"$").append(i).append('"');
+      allFromU.append(i == 0 ? "" : ", ").append("u.\"$").append(i).append('"');
+    }
+    int crcAt = all.size();
+    StringBuilder keyColumns = new StringBuilder();
+    for (Column c : keys) {
+      keyColumns.append(keyColumns.length() == 0 ? "" : ", ").append(Names.quote(c.name()));
+    }
+    StringBuilder set = new StringBuilder();
+    for (int v = 0; v < values.size(); v++) {
+      set.append(Names.quote(values.get(v).name())).append(" = u.\"$").append(keys.size() + v).append("\", ");
+    }
+    set.append(Names.quote(CRC_COLUMN)).append(" = u.\"$").append(crcAt).append('"');
+    String crc = Names.quote(CRC_COLUMN);
+    // One statement per chunk: update the rows visible to the snapshot (a row updated or deleted by a transaction
+    // that committed after the snapshot fails with a serialization failure), insert the others (a row inserted by
+    // such a transaction conflicts with the insert: also a serialization failure), and count both.
+    this.upsertSql = "WITH u AS (SELECT * FROM unnest(" + allArrays + ", ?::int4[]) WITH ORDINALITY AS u("
+        + allAliases + ", \"$" + crcAt + "\", \"$ord\")), upd AS (UPDATE " + qualified + " t SET " + set + " FROM u WHERE "
+        + keyJoin + " RETURNING u.\"$ord\"), ins AS (INSERT INTO " + qualified + " (" + allColumns + ", " + crc
+        + ") SELECT " + allFromU + ", u.\"$" + crcAt + "\" FROM u WHERE u.\"$ord\" NOT IN (SELECT \"$ord\" FROM upd) "
+        + "ON CONFLICT DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM ins)";
+
+    StringBuilder probeColumns = new StringBuilder(keyColumns);
+    StringBuilder probeValues = new StringBuilder();
+    for (int i = 0; i < keys.size(); i++) {
+      probeValues.append(i == 0 ? "" : ", ").append("u.\"$").append(i).append('"');
+    }
+    for (Column c : values) {
+      if (c.required()) {
+        probeColumns.append(", ").append(Names.quote(c.name()));
+        probeValues.append(", ").append(zero(c.type()));
+      }
+    }
+    // Deletes the rows visible to the snapshot (concurrently updated or deleted: serialization failure); for the
+    // keys that had none, inserts a placeholder row (ON CONFLICT DO NOTHING), so that a row inserted by a transaction
+    // that committed after the snapshot fails too; the placeholders are deleted right after (deleteSql).
+    this.deleteProbeSql = "WITH u AS (SELECT * FROM " + keyUnnestOrdinal + "), del AS (DELETE FROM " + qualified
+        + " t USING u WHERE " + keyJoin + " RETURNING u.\"$ord\"), ins AS (INSERT INTO " + qualified + " ("
+        + probeColumns + ", " + crc + ") SELECT " + probeValues + ", 0 FROM u WHERE u.\"$ord\" NOT IN (SELECT "
+        + "\"$ord\" FROM del) ON CONFLICT DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM del), (SELECT count(*) "
+        + "FROM ins)";
+    this.deleteSql = "DELETE FROM " + qualified + " t USING " + keyUnnest + " WHERE " + keyJoin;
+    this.scanSql = "SELECT " + allColumns + ", " + crc + " FROM " + qualified + " ORDER BY " + keyColumns;
+  }
+
+  /** @return the logical schema */
+  public TableSchema schema() {
+    return schema;
+  }
+
+  /** @return the table's SQL name, unquoted */
+  public String sqlName() {
+    return sqlName;
+  }
+
+  /** @return the schema-qualified, quoted SQL name */
+  public String qualifiedName() {
+    return qualified;
+  }
+
+  /** @return the {@code CREATE TABLE} statement */
+  public String createSql() {
+    StringBuilder sb = new StringBuilder("CREATE TABLE ").append(qualified).append(" (");
+    for (Column c : schema.columns()) {
+      String name = Names.quote(c.name());
+      sb.append(name).append(' ').append(ddlType(c.type()));
+      if (c.required()) {
+        sb.append(" NOT NULL");
+      }
+      if (c.type() == ColumnType.UINT64) {
+        sb.append(" CHECK (").append(name).append(" BETWEEN 0 AND ").append(UINT64_MAX).append(')');
+      }
+      sb.append(", ");
+    }
+    sb.append(Names.quote(CRC_COLUMN)).append(" integer NOT NULL, PRIMARY KEY (");
+    for (int i = 0; i < keys.size(); i++) {
+      sb.append(i == 0 ? "" : ", ").append(Names.quote(keys.get(i).name()));
+    }
+    // Room on every page, so that updating a row's values (the common write: a count grows) is a HOT update that
+    // adds no index entry.
+    return sb.append(")) WITH (fillfactor = ").append(FILLFACTOR).append(')').toString();
+  }
+
+  /** @return the physical columns this table must have: {@code name type [not null] [collate C]}, in order */
+  public List<String> expectedColumns() {
+    List<String> out = new ArrayList<>();
+    for (Column c : schema.columns()) {
+      out.add(describeColumn(c.name(), formatType(c.type()), c.required(), c.type() == ColumnType.STRING ? "C" : ""));
+    }
+    out.add(describeColumn(CRC_COLUMN, "integer", true, ""));
+    return out;
+  }
+
+  /** @return the primary key columns this table must have, in order */
+  public List<String> expectedPrimaryKey() {
+    List<String> out = new ArrayList<>();
+    for (Column c : keys) {
+      out.add(c.name());
+    }
+    return out;
+  }
+
+  /** The description of a physical column, as compared by the schema check. */
+  public static String describeColumn(String name, String type, boolean notNull, String collation) {
+    return name + " " + type + (notNull ? " not null" : "") + (collation.isEmpty() ? "" : " collate " + collation);
+  }
+
+  /** Lookup: one row per found key, columns {@code ord, values..., $crc}. Bind {@link #keyArrays}. */
+  public String lookupSql() {
+    return lookupSql;
+  }
+
+  /**
+   * Upserts rows: one row result {@code (updated, inserted)}, which must add up to the number of rows. A write-write
+   * conflict fails the statement with a serialization failure (SQLState 40001). Bind {@link #rowArrays}.
+   */
+  public String upsertSql() {
+    return upsertSql;
+  }
+
+  /**
+   * Deletes the keys' rows visible to the snapshot and inserts a placeholder row for each other key: one row result
+   * {@code (deleted, placeholders)}; if there are placeholders, run {@link #deleteSql()} on the same keys. A
+   * write-write conflict fails the statement with a serialization failure. Bind {@link #keyArrays}.
+   */
+  public String deleteProbeSql() {
+    return deleteProbeSql;
+  }
+
+  /** Deletes keys. Bind {@link #keyArrays}. */
+  public String deleteSql() {
+    return deleteSql;
+  }
+
+  /** Every row in key order: columns {@code hash, keys..., values..., $crc}. */
+  public String scanSql() {
+    return scanSql;
+  }
+
+  /** @return one JDBC array per key column (hash first) holding {@code keyList}'s parts, in order */
+  public Array[] keyArrays(Connection conn, List<TableKey> keyList) throws SQLException {
+    Array[] out = new Array[keys.size()];
+    for (int c = 0; c < keys.size(); c++) {
+      Object[] elements = newArray(keys.get(c).type(), keyList.size());
+      for (int i = 0; i < elements.length; i++) {
+        TableKey k = keyList.get(i);
+        elements[i] = jdbc(keys.get(c).type(), c == 0 ? (Object) k.hash() : k.get(c - 1));
+      }
+      out[c] = conn.createArrayOf(arrayElement(keys.get(c).type()), elements);
+    }
+    return out;
+  }
+
+  /**
+   * @param rows the rows to write
+   * @param crcs the {@code $crc} of each row
+   * @return one JDBC array per column (keys, values) then the CRCs, for {@link #upsertSql}
+   */
+  public Array[] rowArrays(Connection conn, List<Row> rows, int[] crcs) throws SQLException {
+    List<Column> all = schema.columns();
+    Array[] out = new Array[all.size() + 1];
+    List<TableKey> keyList = new ArrayList<>(rows.size());
+    for (Row r : rows) {
+      keyList.add(r.key());
+    }
+    Array[] keyArrays = keyArrays(conn, keyList);
+    System.arraycopy(keyArrays, 0, out, 0, keyArrays.length);
+    for (int v = 0; v < values.size(); v++) {
+      Column c = values.get(v);
+      Object[] elements = newArray(c.type(), rows.size());
+      for (int i = 0; i < elements.length; i++) {
+        Object value = rows.get(i).get(c.name());
+        elements[i] = value == null ? null : jdbc(c.type(), value);
+      }
+      out[keys.size() + v] = conn.createArrayOf(arrayElement(c.type()), elements);
+    }
+    Integer[] crcArray = new Integer[crcs.length];
+    for (int i = 0; i < crcs.length; i++) {
+      crcArray[i] = crcs[i];
+    }
+    out[all.size()] = conn.createArrayOf("int4", crcArray);
+    return out;
+  }
+
+  /** @return the {@code $crc} of {@code row}: CRC-32C of its {@link RowCheck} encoding */
+  public int crcOf(Row row) {
+    return RowCheck.crc(RowCheck.encode(row.key().hash(), values, row.values()));
+  }
+
+  /**
+   * Reads the values and the CRC of {@code key}'s row from the current result row, passes the check encoding
+   * through {@code hook}, checks it against the stored CRC and decodes it.
+   *
+   * @param first the index of the first value column in the result set
+   * @throws StateCorruptedException naming the table and the key if anything does not check
+   */
+  public Row readRow(TableKey key, ResultSet rs, int first, ReadHook hook) throws SQLException {
+    List<Object> read = new ArrayList<>(values.size());
+    int crc;
+    try {
+      for (int v = 0; v < values.size(); v++) {
+        read.add(readValue(values.get(v), rs, first + v));
+      }
+      crc = rs.getInt(first + values.size());
+      if (rs.wasNull()) {
+        throw new IllegalArgumentException("column \"" + CRC_COLUMN + "\" is null");
+      }
+    } catch (IllegalArgumentException e) {
+      throw corrupted(key.describeParts(), e);
+    }
+    byte[] stored = RowCheck.encode(key.hash(), values, read);
+    byte[] checked = hook.storedBytes(schema.path(), stored);
+    try {
+      return Row.of(key, RowCheck.decode(key.hash(), values, checked, crc));
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw corrupted(key.describeParts(), e);
+    }
+  }
+
+  /**
+   * Reads the key of the current result row of a {@link #scanSql()} (columns from 1) and checks that its stored
+   * {@code hash} is {@code farm_hash} of its key columns.
+   *
+   * @throws StateCorruptedException naming the table and what could be read of the key
+   */
+  public TableKey readKey(ResultSet rs) throws SQLException {
+    List<Object> parts = new ArrayList<>(keys.size() - 1);
+    String storedHash = rs.getString(1);
+    try {
+      for (int c = 1; c < keys.size(); c++) {
+        Object part = readValue(keys.get(c), rs, c + 1);
+        if (part == null) {
+          throw new IllegalArgumentException("key column '" + keys.get(c).name() + "' is null");
+        }
+        parts.add(part);
+      }
+      TableKey key = TableKey.of(schema, parts);
+      if (storedHash == null || key.hash() != Long.parseUnsignedLong(storedHash)) {
+        throw new IllegalArgumentException("stored hash " + storedHash + " is not farm_hash of the key, "
+            + Long.toUnsignedString(key.hash()));
+      }
+      return key;
+    } catch (RuntimeException e) {
+      throw corrupted("hash=" + storedHash + " " + parts, e);
+    }
+  }
+
+  /** @return the index of the first value column in a {@link #scanSql()} result */
+  public int scanFirstValueColumn() {
+    return keys.size() + 1;
+  }
+
+  private StateCorruptedException corrupted(Object key, Exception cause) {
+    return new StateCorruptedException(schema.path(), key, OptionalLong.empty(),
+        new IllegalArgumentException("PostgreSQL table " + qualified + ": " + cause.getMessage(), cause));
+  }
+
+  private static Object readValue(Column c, ResultSet rs, int index) throws SQLException {
+    switch (c.type()) {
+      case INT64: {
+        long v = rs.getLong(index);
+        return rs.wasNull() ? null : v;
+      }
+      case UINT64: {
+        String s = rs.getString(index);
+        if (s == null) {
+          return null;
+        }
+        try {
+          return Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("uint64 column '" + c.name() + "' holds " + s, e);
+        }
+      }
+      case DOUBLE: {
+        double v = rs.getDouble(index);
+        return rs.wasNull() ? null : v;
+      }
+      case BOOLEAN: {
+        boolean v = rs.getBoolean(index);
+        return rs.wasNull() ? null : v;
+      }
+      case STRING:
+        return rs.getString(index);
+      case BYTES:
+        return rs.getBytes(index);
+      default:
+        throw new AssertionError(c);
+    }
+  }
+
+  /** @return an array of the element class pgjdbc maps to the column's array type */
+  private static Object[] newArray(ColumnType type, int size) {
+    return switch (type) {
+      case INT64 -> new Long[size];
+      case UINT64, STRING -> new String[size];
+      case DOUBLE -> new Double[size];
+      case BOOLEAN -> new Boolean[size];
+      case BYTES -> new byte[size][];
+    };
+  }
+
+  private static Object jdbc(ColumnType type, Object value) {
+    return type == ColumnType.UINT64 ? Long.toUnsignedString((Long) value) : value;
+  }
+
+  private static String ddlType(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "bigint";
+      case UINT64 -> "numeric(20,0)";
+      case DOUBLE -> "double precision";
+      case BOOLEAN -> "boolean";
+      case STRING -> "text COLLATE \"C\"";
+      case BYTES -> "bytea";
+    };
+  }
+
+  /** @return {@code format_type()} of the column type */
+  private static String formatType(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "bigint";
+      case UINT64 -> "numeric(20,0)";
+      case DOUBLE -> "double precision";
+      case BOOLEAN -> "boolean";
+      case STRING -> "text";
+      case BYTES -> "bytea";
+    };
+  }
+
+  private static String arrayElement(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "int8";
+      case UINT64, STRING -> "text";
+      case DOUBLE -> "float8";
+      case BOOLEAN -> "bool";
+      case BYTES -> "bytea";
+    };
+  }
+
+  private static String arrayCast(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "::int8[]";
+      case UINT64 -> "::text[]::numeric[]";
+      case DOUBLE -> "::float8[]";
+      case BOOLEAN -> "::bool[]";
+      case STRING -> "::text[]";
+      case BYTES -> "::bytea[]";
+    };
+  }
+
+  private static String zero(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "0::bigint";
+      case UINT64 -> "0::numeric";
+      case DOUBLE -> "0::float8";
+      case BOOLEAN -> "false";
+      case STRING -> "''";
+      case BYTES -> "''::bytea";
+    };
+  }
+
+  @Override
+  public String toString() {
+    return "Table[" + schema.path() + " as " + qualified + "]";
+  }
+}

@@ -1,0 +1,166 @@
+package io.epochal.store.postgres.internal;
+
+import io.epochal.store.table.Column;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The check encoding of a row: the bytes the store passes through {@link io.epochal.store.table.ReadHook#storedBytes}
+ * and whose CRC-32C it keeps in column {@code "$crc"} of every row, so that a damaged or hand-edited row is reported
+ * as {@link io.epochal.errors.StateCorruptedException} instead of being read.
+ *
+ * <p>Layout: version byte {@code 1}; the {@code hash} (8 bytes, big-endian), which binds the values to their key; then
+ * per value column, in schema order, {@code 0} for null or {@code 1} and the value: int64 and uint64 as 8 bytes
+ * big-endian, double as {@link Double#doubleToLongBits} (one NaN), boolean as one byte {@code 0}/{@code 1}, string
+ * as a 4-byte length and UTF-8, bytes as a 4-byte length and the bytes. {@link #decode} is strict: wrong version or
+ * hash, unknown tags, booleans other than 0/1, lengths past the end, malformed UTF-8, a null in a required column or
+ * trailing bytes are errors. Stateless and thread-safe.
+ */
+public final class RowCheck {
+  private static final byte VERSION = 1;
+
+  private RowCheck() {
+  }
+
+  /** @return the check encoding of a row with key hash {@code hash} and {@code values} (normalized, in order) */
+  public static byte[] encode(long hash, List<Column> valueColumns, List<Object> values) {
+    int size = 1 + 8;
+    byte[][] strings = new byte[values.size()][];
+    for (int i = 0; i < values.size(); i++) {
+      Object v = values.get(i);
+      size += 1;
+      if (v == null) {
+        continue;
+      }
+      switch (valueColumns.get(i).type()) {
+        case INT64, UINT64, DOUBLE -> size += 8;
+        case BOOLEAN -> size += 1;
+        case STRING -> {
+          strings[i] = ((String) v).getBytes(StandardCharsets.UTF_8);
+          size += 4 + strings[i].length;
+        }
+        case BYTES -> size += 4 + ((byte[]) v).length;
+        default -> throw new AssertionError(valueColumns.get(i));
+      }
+    }
+    ByteBuffer b = ByteBuffer.allocate(size);
+    b.put(VERSION).putLong(hash);
+    for (int i = 0; i < values.size(); i++) {
+      Object v = values.get(i);
+      if (v == null) {
+        b.put((byte) 0);
+        continue;
+      }
+      b.put((byte) 1);
+      switch (valueColumns.get(i).type()) {
+        case INT64, UINT64 -> b.putLong((Long) v);
+        case DOUBLE -> b.putLong(Double.doubleToLongBits((Double) v));
+        case BOOLEAN -> b.put((Boolean) v ? (byte) 1 : (byte) 0);
+        case STRING -> b.putInt(strings[i].length).put(strings[i]);
+        case BYTES -> {
+          byte[] bytes = (byte[]) v;
+          b.putInt(bytes.length).put(bytes);
+        }
+        default -> throw new AssertionError(valueColumns.get(i));
+      }
+    }
+    return b.array();
+  }
+
+  /** @return the CRC-32C of {@code bytes}, as stored in {@code "$crc"} */
+  public static int crc(byte[] bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, bytes.length);
+    return (int) crc.getValue();
+  }
+
+  /**
+   * Checks {@code bytes} against the stored CRC and decodes the values.
+   *
+   * @return the value of each value column, in order
+   * @throws IllegalArgumentException if the CRC differs or the bytes are not a check encoding of a row of key hash
+   *     {@code hash} (the message says what is wrong)
+   */
+  public static Object[] decode(long hash, List<Column> valueColumns, byte[] bytes, int storedCrc) {
+    int actual = crc(bytes);
+    if (actual != storedCrc) {
+      throw new IllegalArgumentException("the row's CRC-32C is " + hex(actual) + " but " + hex(storedCrc)
+          + " is stored: the row was damaged or written by something other than Epochal");
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    try {
+      byte version = b.get();
+      if (version != VERSION) {
+        throw new IllegalArgumentException("unknown row check version " + version);
+      }
+      long storedHash = b.getLong();
+      if (storedHash != hash) {
+        throw new IllegalArgumentException("the row's values belong to hash " + Long.toUnsignedString(storedHash)
+            + ", not to this key's hash " + Long.toUnsignedString(hash));
+      }
+      Object[] out = new Object[valueColumns.size()];
+      for (int i = 0; i < out.length; i++) {
+        Column c = valueColumns.get(i);
+        byte tag = b.get();
+        if (tag == 0) {
+          if (c.required()) {
+            throw new IllegalArgumentException("required column '" + c.name() + "' is null");
+          }
+          continue;
+        }
+        if (tag != 1) {
+          throw new IllegalArgumentException("column '" + c.name() + "' has tag " + tag + ", expected 0 or 1");
+        }
+        out[i] = switch (c.type()) {
+          case INT64, UINT64 -> b.getLong();
+          case DOUBLE -> Double.longBitsToDouble(b.getLong());
+          case BOOLEAN -> {
+            byte v = b.get();
+            if (v != 0 && v != 1) {
+              throw new IllegalArgumentException("boolean column '" + c.name() + "' holds " + v);
+            }
+            yield v == 1;
+          }
+          case STRING -> utf8(c, bytes(b, c));
+          case BYTES -> bytes(b, c);
+        };
+      }
+      if (b.hasRemaining()) {
+        throw new IllegalArgumentException(b.remaining() + " trailing byte(s) after the last column");
+      }
+      return out;
+    } catch (java.nio.BufferUnderflowException e) {
+      throw new IllegalArgumentException("the row's check bytes end early (" + bytes.length + " bytes)", e);
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer b, Column c) {
+    int n = b.getInt();
+    if (n < 0 || n > b.remaining()) {
+      throw new IllegalArgumentException("column '" + c.name() + "' claims " + n + " bytes, " + b.remaining()
+          + " remain");
+    }
+    byte[] out = new byte[n];
+    b.get(out);
+    return out;
+  }
+
+  private static String utf8(Column c, byte[] bytes) {
+    try {
+      CharBuffer chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+      return chars.toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("string column '" + c.name() + "' is not valid UTF-8", e);
+    }
+  }
+
+  private static String hex(int crc) {
+    return String.format("%08x", crc);
+  }
+}

@@ -1,0 +1,160 @@
+package io.epochal.store.postgres;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A child JVM running a main class of the test classpath, for tests with real processes: its stdout lines are
+ * queued for the test to wait on, its stderr is kept for failure messages, and {@link #kill()} sends SIGKILL
+ * ({@link Process#destroyForcibly()} on Linux).
+ */
+final class ChildJvm implements AutoCloseable {
+  private final Process process;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final StringBuffer stderr = new StringBuffer();
+  private final Writer stdin;
+  private final long startedNanos = System.nanoTime();
+
+  private ChildJvm(Process process) {
+    this.process = process;
+    this.stdin = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    pump(process.getInputStream(), line -> lines.add(line), "stdout");
+    pump(process.getErrorStream(), line -> {
+      if (stderr.length() < 64 * 1024) {
+        stderr.append(line).append('\n');
+      }
+    }, "stderr");
+  }
+
+  /** Starts {@code mainClass} with {@code args} in a new JVM over this JVM's classpath. */
+  static ChildJvm start(Class<?> mainClass, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add("-Xmx256m");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-Xshare:auto");
+    cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    cmd.add(mainClass.getName());
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    return new ChildJvm(pb.start());
+  }
+
+  private static void pump(InputStream in, java.util.function.Consumer<String> sink, String what) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null;) {
+          sink.accept(line);
+        }
+      } catch (IOException e) {
+        // the child died: nothing more to read
+      }
+    }, "child-" + what);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /**
+   * Waits for a stdout line matching {@code match}, skipping others.
+   *
+   * @return the line, or null if the child exited or the timeout passed first
+   */
+  String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return null;
+      }
+      String line = lines.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+      if (line != null) {
+        if (match.test(line)) {
+          return line;
+        }
+      } else if (!process.isAlive() && lines.isEmpty()) {
+        Thread.sleep(20); // let the pump deliver the last lines
+        if (lines.isEmpty()) {
+          return null;
+        }
+      }
+    }
+  }
+
+  /** @return the first line already received that matches, consuming the lines received so far; null if none */
+  String pollLine(Predicate<String> match) {
+    String found = null;
+    for (String line; (line = lines.poll()) != null;) {
+      if (found == null && match.test(line)) {
+        found = line;
+      }
+    }
+    return found;
+  }
+
+  /** Writes a line to the child's stdin. */
+  void send(String line) {
+    try {
+      stdin.write(line + "\n");
+      stdin.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** SIGKILL, and wait until the process is gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Waits for the exit. @return the exit code, or -1 on timeout (the child is then killed) */
+  int waitFor(Duration timeout) throws InterruptedException {
+    if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return process.exitValue();
+    }
+    kill();
+    return -1;
+  }
+
+  /** Milliseconds since the start. */
+  long ageMillis() {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+  }
+
+  String stderr() {
+    return stderr.toString();
+  }
+
+  /** Kills the child if it is still running (SIGKILL) and waits for it to be gone. */
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package io.epochal.store.postgres;
+
+import io.epochal.store.table.CommitHook;
+import io.epochal.store.table.TableStore;
+import io.epochal.testkit.TableStoreContractKit;
+
+/**
+ * The whole {@code TableStoreContract} (lookups, visibility, atomic multi-table commit, conflicts, leases and
+ * fencing, schemas, persistence across reopen) plus the kit's replay checks through every fault point, against a
+ * real PostgreSQL server: each test gets a fresh PostgreSQL schema, and a second store of the same test reopens it.
+ */
+class PostgresTableStoreContractTest extends TableStoreContractKit {
+  private final TestPostgres pg = TestPostgres.get();
+  private final String schema = pg.freshSchema("contract");
+
+  @Override
+  protected TableStore createStore(CommitHook hook) {
+    return pg.store(schema).commitHook(hook).build();
+  }
+}

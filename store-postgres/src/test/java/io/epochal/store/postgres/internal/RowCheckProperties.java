@@ -1,0 +1,100 @@
+package io.epochal.store.postgres.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.epochal.store.table.Column;
+import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.TableSchema;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** The row check encoding: exact round trips, and every single-byte change or truncation is caught. */
+class RowCheckProperties {
+  private static final TableSchema SCHEMA = TableSchema.builder("t").key("k", ColumnType.STRING)
+      .value("i", ColumnType.INT64).value("u", ColumnType.UINT64).value("d", ColumnType.DOUBLE)
+      .value("b", ColumnType.BOOLEAN).value("s", ColumnType.STRING).value("y", ColumnType.BYTES)
+      .requiredValue("r", ColumnType.INT64).build();
+  private static final List<Column> VALUES = SCHEMA.valueColumns();
+
+  @Provide
+  Arbitrary<Row> rows() {
+    return Arbitraries.strings().ofMaxLength(8).flatMap(k -> Arbitraries.longs().list().ofSize(1)
+        .flatMap(r -> Arbitraries.of(false, true).list().ofSize(6).flatMap(nulls ->
+            Arbitraries.longs().tuple2().flatMap(ints -> Arbitraries.doubles().flatMap(d ->
+                Arbitraries.strings().ofMaxLength(20).flatMap(s -> Arbitraries.bytes().array(byte[].class)
+                    .ofMaxSize(40).map(y -> {
+                      Object[] v = {ints.get1(), ints.get2(), d, d > 0, s, y, r.get(0)};
+                      for (int i = 0; i < 6; i++) {
+                        if (nulls.get(i)) {
+                          v[i] = null;
+                        }
+                      }
+                      return Row.of(SCHEMA.key(k), v);
+                    })))))));
+  }
+
+  @Property
+  void shouldRoundTripEveryRow(@ForAll("rows") Row row) {
+    byte[] bytes = RowCheck.encode(row.key().hash(), VALUES, row.values());
+    Object[] back = RowCheck.decode(row.key().hash(), VALUES, bytes, RowCheck.crc(bytes));
+    assertEquals(row, Row.of(row.key(), back));
+  }
+
+  @Property
+  void shouldCatchEverySingleByteChangeAndEveryTruncation(@ForAll("rows") Row row, @ForAll byte flip) {
+    byte[] bytes = RowCheck.encode(row.key().hash(), VALUES, row.values());
+    int crc = RowCheck.crc(bytes);
+    for (int i = 0; i < bytes.length; i++) {
+      byte[] damaged = bytes.clone();
+      damaged[i] ^= (byte) (flip == 0 ? 1 : flip);
+      assertThrows(IllegalArgumentException.class, () -> RowCheck.decode(row.key().hash(), VALUES, damaged, crc));
+    }
+    byte[] shorter = Arrays.copyOf(bytes, bytes.length - 1);
+    assertThrows(IllegalArgumentException.class, () -> RowCheck.decode(row.key().hash(), VALUES, shorter, crc));
+    assertThrows(IllegalArgumentException.class, () -> RowCheck.decode(row.key().hash() + 1, VALUES, bytes, crc),
+        "values of another key");
+  }
+
+  @Example
+  void shouldDecodeStrictlyEvenWhenTheCrcMatches() {
+    Row row = Row.of(SCHEMA.key("k"), 1L, 2L, 3.0, true, "s", new byte[] {1}, 4L);
+    byte[] bytes = RowCheck.encode(row.key().hash(), VALUES, row.values());
+    List<byte[]> bad = new ArrayList<>();
+    byte[] trailing = Arrays.copyOf(bytes, bytes.length + 1);
+    bad.add(trailing);
+    byte[] version = bytes.clone();
+    version[0] = 2;
+    bad.add(version);
+    byte[] requiredNull = RowCheck.encode(row.key().hash(), VALUES, Arrays.asList(1L, 2L, 3.0, true, "s",
+        new byte[] {1}, null));
+    bad.add(requiredNull);
+    for (byte[] b : bad) {
+      assertThrows(IllegalArgumentException.class, () -> RowCheck.decode(row.key().hash(), VALUES, b,
+          RowCheck.crc(b)));
+    }
+    byte[] invalidUtf8 = RowCheck.encode(row.key().hash(), VALUES, Arrays.asList(null, null, null, null, "\u00e9",
+        null, 1L));
+    invalidUtf8[invalidUtf8.length - 9 - 1] = (byte) 0xff; // the second byte of é
+    assertThrows(IllegalArgumentException.class, () -> RowCheck.decode(row.key().hash(), VALUES, invalidUtf8,
+        RowCheck.crc(invalidUtf8)));
+    assertArrayEquals(bytes, RowCheck.encode(row.key().hash(), VALUES, row.values()), "deterministic");
+  }
+
+  @Example
+  void shouldEncodeEveryNaNAlike() {
+    TableSchema s = TableSchema.builder("n").key("k", ColumnType.INT64).value("d", ColumnType.DOUBLE).build();
+    double other = Double.longBitsToDouble(0x7ff8000000000123L);
+    assertArrayEquals(RowCheck.encode(1, s.valueColumns(), Arrays.asList(Double.NaN)),
+        RowCheck.encode(1, s.valueColumns(), Arrays.asList(other)), "PostgreSQL keeps one NaN");
+  }
+}
