@@ -192,6 +192,15 @@ public final class RocksDbTableStore implements TableStore {
   private static final byte[] DATABASE_ID_KEY = "meta/database-id".getBytes(StandardCharsets.UTF_8);
   /** Written once format.properties exists: a database with it but no format file lost that file. */
   private static final byte[] INITIALISED_KEY = "meta/initialised".getBytes(StandardCharsets.UTF_8);
+  /**
+   * The key of each table's commit marker, in the table's column family: the number of the last commit that wrote
+   * the table. It sorts before every row key (those start with a type tag, 0x02 or more).
+   */
+  private static final byte[] MARKER_KEY = {0x00};
+  /** Where scans of a table's rows start: after its marker. */
+  private static final byte[] FIRST_ROW_KEY = {0x01};
+  /** The default column family's copy of each table's marker: {@code written/<path>}. */
+  private static final String WRITTEN_KEY_PREFIX = "written/";
   private static final String REBUILT_OWNER = "(fenced: the LEASE file was rebuilt)";
   private static final int PRUNE_EVERY = 1024;
 
@@ -231,6 +240,12 @@ public final class RocksDbTableStore implements TableStore {
   /** Column families of tables whose schema row is missing (a crash between creating both); all empty. */
   private final Map<String, ColumnFamilyHandle> unregistered = new HashMap<>(); // guarded by tablesLock
 
+  /**
+   * The highest generation of each lease this store has issued or seen in the lease file: a file showing a lower one
+   * was rolled back (an old copy restored), and fences every holder. Guarded by itself.
+   */
+  private final Map<String, Long> highestSeen = new HashMap<>();
+
   /** Guards the watermark; never held while waiting for anything else. */
   private final Object watermarkLock = new Object();
   private long watermark = -1; // guarded by watermarkLock; the sequence number last written to WATERMARK
@@ -238,6 +253,8 @@ public final class RocksDbTableStore implements TableStore {
   /** Guards the conflict state below; only taken inside the directory's commit lock. */
   private final Object conflicts = new Object();
   private long commitSeq; // guarded by conflicts
+  /** The number of the last commit that wrote rows (durable in the markers); guarded by conflicts. */
+  private long lastMarker;
   private final HashMap<ByteKey, Long> lastWrite = new HashMap<>(); // guarded by conflicts
   private long commitsSincePrune; // guarded by conflicts
   private int pruneAtSize = 4 * PRUNE_EVERY; // guarded by conflicts
@@ -583,6 +600,8 @@ public final class RocksDbTableStore implements TableStore {
         Map<String, LeaseFile.Lease> all;
         if (c.belongsTo(databaseId.orElseThrow())) {
           all = new TreeMap<>(c.leases());
+        } else if (c.status() == LeaseFile.Status.MISSING && rows.isEmpty()) {
+          all = new TreeMap<>(); // the first lease of a new directory
         } else {
           LOG.warn("{}: {}; rebuilding it from the database's copy, every lease one generation up", leases.path(),
               c.status() == LeaseFile.Status.OK ? "it belongs to another database" : c.problem());
@@ -593,10 +612,16 @@ public final class RocksDbTableStore implements TableStore {
         }
         long fromFile = all.containsKey(name) ? all.get(name).generation() : 0;
         long fromDb = rows.containsKey(name) ? rows.get(name).generation() : 0;
-        LeaseFile.Lease next = new LeaseFile.Lease(name, Math.max(fromFile, fromDb) + 1, owner);
+        long fromMemory;
+        synchronized (highestSeen) {
+          fromMemory = highestSeen.getOrDefault(name, 0L);
+        }
+        LeaseFile.Lease next = new LeaseFile.Lease(name, Math.max(Math.max(fromFile, fromDb), fromMemory) + 1,
+            owner);
         all.put(name, next);
         leases.write(databaseId, all);
         putLeaseRow(next);
+        seen(all);
         return next;
       });
       return new Lease(name, owner, l.generation());
@@ -627,7 +652,11 @@ public final class RocksDbTableStore implements TableStore {
     LeaseFile.Contents c = leases.read();
     if (c.belongsTo(databaseId.orElseThrow())) {
       LeaseFile.Lease current = c.get(lease.name());
-      if (lease.generation() > current.generation()) {
+      long seen;
+      synchronized (highestSeen) {
+        seen = highestSeen.getOrDefault(lease.name(), 0L);
+      }
+      if (lease.generation() > current.generation() && lease.generation() > seen) {
         throw new IllegalArgumentException(lease + " was not issued in RocksDB state directory " + dir
             + " (its current generation of lease '" + lease.name() + "' is " + current.generation() + ")");
       }
@@ -670,7 +699,7 @@ public final class RocksDbTableStore implements TableStore {
     try (RocksIterator it = db.newIterator(h.cf, readOptions)) {
       checkOpen();
       String last = null;
-      for (it.seekToFirst(); it.isValid(); it.next()) {
+      for (it.seek(FIRST_ROW_KEY); it.isValid(); it.next()) {
         byte[] keyBytes = it.key();
         TableKey key;
         try {
@@ -1254,6 +1283,7 @@ public final class RocksDbTableStore implements TableStore {
           tables.put(path, new Handle(this, schema, cf));
         }
         it.status();
+        checkMarkers();
         for (Map.Entry<String, ColumnFamilyHandle> e : unregistered.entrySet()) {
           try (RocksIterator rows = db.newIterator(e.getValue(), readOptions)) {
             rows.seekToFirst();
@@ -1269,6 +1299,48 @@ public final class RocksDbTableStore implements TableStore {
       throw Failures.rocks("cannot read the table schemas of RocksDB state directory " + dir, e);
     } finally {
       life.readLock().unlock();
+    }
+  }
+
+  /**
+   * Every commit writes, in one batch with its rows, its number into each table it writes (the marker) and into the
+   * default column family's copy; so after any crash both agree. A table whose marker differs from the copy lost
+   * (or kept from elsewhere) rows that the database's metadata no longer or not yet references: files of the
+   * database are missing, truncated or damaged (e.g. a truncated MANIFEST that dropped a table's SST files). Called
+   * under tablesLock.
+   */
+  private void checkMarkers() throws RocksDBException {
+    long highest = 0;
+    for (Handle h : tables.values()) {
+      String path = h.schema.path();
+      byte[] copy = db.get(defaultCf, readOptions, writtenKey(path));
+      byte[] marker;
+      try {
+        marker = db.get(h.cf, readOptions, MARKER_KEY);
+      } catch (RocksDBException e) {
+        if (Failures.isCorruption(e)) {
+          throw h.unreadable("(the table's commit marker, in its first block)", e);
+        }
+        throw e;
+      }
+      long expected;
+      long found;
+      try {
+        expected = copy == null ? 0 : bytesLong(copy);
+        found = marker == null ? 0 : bytesLong(marker);
+      } catch (IllegalArgumentException e) {
+        throw lost("the commit marker of table " + path + " is damaged (" + e.getMessage() + ")", e);
+      }
+      if (expected != found) {
+        throw lost("table " + path + " does not hold the rows of the commits that wrote it: the database records "
+            + "commit #" + expected + " as the table's last write, the table holds "
+            + (found == 0 ? "no commit" : "commit #" + found) + " (its rows were lost: files of the database are "
+            + "missing, truncated or damaged)", null);
+      }
+      highest = Math.max(highest, expected);
+    }
+    synchronized (conflicts) {
+      lastMarker = highest;
     }
   }
 
@@ -1300,6 +1372,7 @@ public final class RocksDbTableStore implements TableStore {
       if (fileChanged) {
         leases.write(databaseId, all);
       }
+      seen(all);
       for (LeaseFile.Lease l : all.values()) {
         LeaseFile.Lease row = rows.get(l.name());
         if (row == null || !row.equals(l)) {
@@ -1327,6 +1400,7 @@ public final class RocksDbTableStore implements TableStore {
     }
     leases.write(databaseId, all);
     all.values().forEach(this::putLeaseRow);
+    seen(all);
   }
 
   /** Every lease known to {@code rows} or a readable {@code file}, one generation above the highest. */
@@ -1410,8 +1484,24 @@ public final class RocksDbTableStore implements TableStore {
           + ": " + why + "; this writer is fenced off and nothing it wrote was applied");
     }
     LeaseFile.Lease current = c.get(lease.name());
+    long seen;
+    synchronized (highestSeen) {
+      seen = highestSeen.merge(lease.name(), current.generation(), Math::max);
+    }
+    if (current.generation() < seen) {
+      throw new LeaseLostException(what + ": " + lease + " is no longer valid in RocksDB state directory " + dir
+          + ": the lease file " + leases.path() + " shows generation " + current.generation() + ", but generation "
+          + seen + " was issued: the file was rolled back (an old copy restored); this writer is fenced off and "
+          + "nothing it wrote was applied");
+    }
     if (current.generation() != lease.generation() || !current.owner().equals(lease.owner())) {
       throw leaseLost(lease, current, what);
+    }
+  }
+
+  private void seen(Map<String, LeaseFile.Lease> all) {
+    synchronized (highestSeen) {
+      all.values().forEach(l -> highestSeen.merge(l.name(), l.generation(), Math::max));
     }
   }
 
@@ -1419,6 +1509,21 @@ public final class RocksDbTableStore implements TableStore {
 
   private static byte[] cfName(String path) {
     return (TABLE_CF_PREFIX + path).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] writtenKey(String path) {
+    return (WRITTEN_KEY_PREFIX + path).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] longBytes(long v) {
+    return java.nio.ByteBuffer.allocate(8).putLong(v).array();
+  }
+
+  private static long bytesLong(byte[] b) {
+    if (b.length != 8) {
+      throw new IllegalArgumentException(b.length + " bytes, not 8");
+    }
+    return java.nio.ByteBuffer.wrap(b).getLong();
   }
 
   private static byte[] schemaKey(String path) {
@@ -1663,7 +1768,7 @@ public final class RocksDbTableStore implements TableStore {
       life.readLock().lock();
       try (RocksIterator it = db.newIterator(h.cf, readOptions)) {
         checkOpen();
-        for (it.seekToFirst(); it.isValid(); it.next()) {
+        for (it.seek(FIRST_ROW_KEY); it.isValid(); it.next()) {
           byte[] keyBytes = it.key();
           TableKey key = h.decodeKey(keyBytes);
           out.add(h.decodeRow(key, keyBytes, readHook.storedBytes(path, it.value())));
@@ -1757,10 +1862,14 @@ public final class RocksDbTableStore implements TableStore {
           return;
         }
         int rows = 0;
+        long marker = lastMarker + 1;
+        byte[] markerBytes = longBytes(marker);
         try (WriteBatch batch = new WriteBatch()) {
           for (Map.Entry<String, LinkedHashMap<ByteKey, Write>> e : writes.entrySet()) {
             hook.beforeTableWrite(e.getKey());
             ColumnFamilyHandle cf = table(e.getKey()).cf;
+            batch.put(cf, MARKER_KEY, markerBytes);
+            batch.put(defaultCf, writtenKey(e.getKey()), markerBytes);
             for (Map.Entry<ByteKey, Write> w : e.getValue().entrySet()) {
               if (w.getValue().value() == null) {
                 batch.delete(cf, w.getKey().bytes());
@@ -1772,6 +1881,7 @@ public final class RocksDbTableStore implements TableStore {
           }
           db.write(writeOptions, batch);
         } catch (RocksDBException e) {
+          lastMarker = marker; // the outcome is unknown: never reuse the number
           recordWrites(); // the outcome is unknown: treat the rows as written, for conflict detection
           StoreException s = Failures.rocks("RocksDB commit of " + rows + " row(s) to table(s) " + writes.keySet()
               + " in state directory " + dir + " failed; the outcome is unknown (the write is atomic: all or "
@@ -1779,6 +1889,7 @@ public final class RocksDbTableStore implements TableStore {
           throw new StoreException(s.getMessage(), e, s.retryable(),
               ErrorContext.NONE.withTable(String.join(", ", writes.keySet())));
         }
+        lastMarker = marker;
         recordWrites();
       }
     }
