@@ -34,7 +34,8 @@ public final class Failures {
    */
   public static StoreException io(String what, IOException e) {
     if (e instanceof AccessDeniedException && (e.getMessage() == null || !e.getMessage().contains("denied"))) {
-      return StoreException.io(what, new IOException("Permission denied: " + e.getMessage(), e));
+      return StoreException.io(what + " (at " + e.getMessage() + ")",
+          new IOException("Permission denied: " + e.getMessage(), e));
     }
     return StoreException.io(what, e);
   }
