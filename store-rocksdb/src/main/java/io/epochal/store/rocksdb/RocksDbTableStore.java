@@ -33,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -229,6 +230,8 @@ public final class RocksDbTableStore implements TableStore {
   private final Optional<String> databaseId;
   /** Whether cells of the unchecked format-1 encoding may be read. */
   private final boolean legacyCells;
+  /** The file key (device and inode) of {@code db/} at open, or null where the file system has none. */
+  private final Object dbDirKey;
   /** Every column family handle, the default one first; closed by {@link #close()}. Guarded by tablesLock. */
   private final List<ColumnFamilyHandle> handles = new ArrayList<>();
   /** Read lock: any use of a native handle. Write lock: {@link #close()}. */
@@ -339,6 +342,7 @@ public final class RocksDbTableStore implements TableStore {
     this.db = opened.db();
     this.databaseId = opened.databaseId();
     this.legacyCells = opened.legacyCells();
+    this.dbDirKey = fileKey(dbDir);
     this.defaultCf = handles.get(0);
     boolean created = opened.created();
     try {
@@ -594,6 +598,7 @@ public final class RocksDbTableStore implements TableStore {
     life.readLock().lock();
     try {
       checkOpen();
+      checkNotReplaced("acquire lease '" + name + "'");
       LeaseFile.Lease l = leases.locked(() -> {
         LeaseFile.Contents c = leases.read();
         Map<String, LeaseFile.Lease> rows = leaseRows();
@@ -757,6 +762,19 @@ public final class RocksDbTableStore implements TableStore {
         return;
       }
       closed = true;
+      if (db != null && !readOnly && directoryReplaced()) {
+        // The state directory was deleted and re-created under this open store: RocksDB's close would write a
+        // MANIFEST and CURRENT into the directory that replaced it (by path). Leave the database open, its
+        // background work paused; the process releases it when it exits.
+        try {
+          db.pauseBackgroundWork();
+        } catch (RocksDBException e) {
+          LOG.debug("pausing the background work of {} failed", dir, e);
+        }
+        LOG.error("RocksDB state directory {} was deleted or replaced while this store had it open: the database "
+            + "is not closed (closing would write into the new directory); stop this process", dir);
+        return;
+      }
       if (db != null) {
         if (!readOnly) {
           try {
@@ -1210,6 +1228,39 @@ public final class RocksDbTableStore implements TableStore {
     return rdb.getLatestSequenceNumber();
   }
 
+  private static Object fileKey(Path p) {
+    try {
+      return Files.readAttributes(p, BasicFileAttributes.class).fileKey();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * @return whether the database directory this store opened was deleted or replaced meanwhile (e.g. the state
+   *     directory was deleted and re-created by hand while this store had it open)
+   */
+  private boolean directoryReplaced() {
+    Path dbDir = dir.resolve(DB_DIR);
+    try {
+      Object now = Files.readAttributes(dbDir, BasicFileAttributes.class).fileKey();
+      return dbDirKey != null && !dbDirKey.equals(now);
+    } catch (NoSuchFileException e) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** @throws StoreException (not retryable) if the directory was deleted or replaced under this open store */
+  private void checkNotReplaced(String what) {
+    if (directoryReplaced()) {
+      throw new StoreException("cannot " + what + ": RocksDB state directory " + dir + " was deleted or replaced "
+          + "while this store had it open; nothing was written. Stop this process (another one owns the directory "
+          + "now).", null, false, ErrorContext.NONE);
+    }
+  }
+
   /** Records {@code sequence} as durable in WATERMARK if it is above the last recorded one. */
   private void advanceWatermark(long sequence) {
     String id = databaseId.orElse(null);
@@ -1218,6 +1269,17 @@ public final class RocksDbTableStore implements TableStore {
     }
     synchronized (watermarkLock) {
       if (sequence > watermark) {
+        Optional<String> recorded;
+        try {
+          recorded = FormatFile.read(dir).flatMap(FormatFile.Format::databaseId);
+        } catch (RuntimeException e) {
+          recorded = Optional.empty();
+        }
+        if (directoryReplaced() || !recorded.equals(Optional.of(id))) {
+          LOG.warn("not moving the watermark of {}: the directory no longer holds this store's database {} (it was "
+              + "deleted or replaced while open)", dir, id);
+          return;
+        }
         Watermark.write(dir, new Watermark.Mark(id, sequence));
         watermark = sequence;
       }
@@ -1844,6 +1906,9 @@ public final class RocksDbTableStore implements TableStore {
       LinkedHashMap<String, LinkedHashMap<ByteKey, Write>> writes = writes();
       if (lease != null) {
         checkLease(leases.read(), lease, "Commit refused");
+      }
+      if (!writes.isEmpty()) {
+        checkNotReplaced("commit to " + writes.keySet());
       }
       synchronized (conflicts) {
         for (Map.Entry<String, LinkedHashMap<ByteKey, Write>> e : writes.entrySet()) {
