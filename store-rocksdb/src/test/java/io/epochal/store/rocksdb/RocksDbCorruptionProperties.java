@@ -82,7 +82,7 @@ class RocksDbCorruptionProperties {
     }
   }
 
-  @Property(tries = 150)
+  @Property(tries = 100)
   void shouldAnswerEveryDamagedByteWithANamedErrorOrTheExactCounts(@ForAll boolean inSstFile, @ForAll long choice,
       @ForAll @IntRange(min = 1, max = 255) int xor) throws Exception {
     Path base = template();

@@ -34,8 +34,9 @@ public final class Failures {
    */
   public static StoreException io(String what, IOException e) {
     if (e instanceof AccessDeniedException && (e.getMessage() == null || !e.getMessage().contains("denied"))) {
-      return StoreException.io(what + " (at " + e.getMessage() + ")",
-          new IOException("Permission denied: " + e.getMessage(), e));
+      String where = e.getMessage() == null || what.contains(e.getMessage()) ? what
+          : what + " (at " + e.getMessage() + ")";
+      return StoreException.io(where, new IOException("Permission denied: " + e.getMessage(), e));
     }
     return StoreException.io(what, e);
   }
