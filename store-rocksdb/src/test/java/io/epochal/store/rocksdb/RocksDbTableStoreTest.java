@@ -53,6 +53,11 @@ class RocksDbTableStoreTest extends TableStoreContract {
     return RocksDbTableStore.builder(dir).commitHook(hook).build();
   }
 
+  /** For the contract's read-fault cases: the store with a read hook. */
+  protected TableStore createStore(CommitHook hook, io.epochal.store.table.ReadHook readHook) {
+    return RocksDbTableStore.builder(dir).commitHook(hook).readHook(readHook).build();
+  }
+
   private RocksDbTableStore store() {
     return store(RocksDbTableStore.builder(dir));
   }
