@@ -311,16 +311,8 @@ public final class RocksDbTableStore implements TableStore {
       wo = new WriteOptions().setSync(sync == SyncPolicy.FSYNC);
       mwo = new WriteOptions().setSync(true);
       ro = new ReadOptions().setVerifyChecksums(true);
-      DBOptions dbOpts = dbo;
-      ColumnFamilyOptions cfOpts = cfo;
-      ReadOptions readOpts = ro;
-      WriteOptions metaOpts = mwo;
-      if (readOnly) {
-        opened = openReadOnly(dbDir, dbOpts, cfOpts, readOpts);
-      } else {
-        LeaseFile leaseFile = lf;
-        opened = openForWriting(dbDir, dbOpts, cfOpts, readOpts, metaOpts, leaseFile, deadline, openTimeout);
-      }
+      opened = readOnly ? openReadOnly(dbDir, dbo, cfo, ro)
+          : openForWriting(dbDir, dbo, cfo, ro, mwo, lf, deadline, openTimeout);
       ok = true;
     } finally {
       if (!ok) {
