@@ -37,7 +37,12 @@ final class TableExampleStore implements ExampleStore {
     this.store = store;
     this.description = description;
     this.pipeline = pipeline;
-    this.checkpoints = TableCheckpointStore.on(store);
+    try {
+      this.checkpoints = TableCheckpointStore.on(store);
+    } catch (RuntimeException e) {
+      store.close(); // the store was opened for this example store: release it (and its directory)
+      throw e;
+    }
   }
 
   @Override

@@ -8,6 +8,12 @@
  * conflict detection, and lease fencing that holds across processes sharing a state directory
  * ({@link io.epochal.store.rocksdb.RocksDbTableStore#takeOverLease}).
  *
+ * <p>Nothing is silently wrong: stored rows are checksummed, a lookup never reads an unreadable row as missing, a
+ * directory that lost data or metadata is refused instead of re-created, and fencing survives deleted or edited files
+ * (see {@link io.epochal.store.rocksdb.RocksDbTableStore}). {@link io.epochal.store.rocksdb.RocksDbTableStore#destroy}
+ * deletes a directory's state only when no process has it open;
+ * {@link io.epochal.store.rocksdb.RocksDbTableStore.Builder#readOnly} reads a directory without writing to it.
+ *
  * <p>Typical use, with the epoch protocol chosen automatically:
  * <pre>{@code
  * RocksDbTableStore store = RocksDbTableStore.builder(Path.of("/var/lib/app/state")).build();

@@ -1,6 +1,7 @@
 package io.epochal.store.rocksdb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,11 +12,15 @@ import io.epochal.store.table.Lease;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -146,5 +151,69 @@ class RocksDbFencingIT {
       assertEquals(0, next.waitFor(TIMEOUT), next::stderr);
     }
     assertEquals(finalCount, check.verify().end());
+  }
+  /** {@code --fresh} of another process must not delete a directory a writer holds (issue: it did, unlocked). */
+  @Test
+  void shouldRefuseToDestroyADirectoryAnotherProcessHolds() throws Exception {
+    try (ChildJvm a = ChildJvm.start(FencingWorker.class, List.of("hold", dir.toString()))) {
+      assertNotNull(a.awaitLine(l -> l.startsWith("READY "), TIMEOUT), a::stderr);
+      StoreException e = assertThrows(StoreException.class, () -> RocksDbTableStore.destroy(dir));
+      assertTrue(e.getMessage().contains("open in another process") && !e.retryable(), e.getMessage());
+      assertTrue(Files.exists(dir.resolve("format.properties")) && Files.exists(dir.resolve("db/CURRENT")),
+          "nothing deleted");
+      a.send("GO");
+      assertNotNull(a.awaitLine("C 1"::equals, TIMEOUT), () -> "A's lease is still valid: " + a.stderr());
+      assertNotNull(a.awaitLine("CLOSED"::equals, TIMEOUT), a::stderr);
+      assertEquals(0, a.waitFor(TIMEOUT), a::stderr);
+    }
+    RocksDbTableStore.destroy(dir);
+    assertFalse(Files.exists(dir.resolve("db")));
+  }
+
+  /**
+   * The directory is deleted by hand and re-created (a new database, whose first lease is generation 1 again) while
+   * worker A holds the old one open with generation 1 of the same lease: A must be fenced, and nothing of A may reach
+   * the new directory.
+   */
+  @Test
+  void shouldFenceAWriterOfAnotherProcessWhoseDirectoryWasDeletedAndRecreated() throws Exception {
+    try (ChildJvm a = ChildJvm.start(FencingWorker.class, List.of("hold", dir.toString()))) {
+      String ready = a.awaitLine(l -> l.startsWith("READY "), TIMEOUT);
+      assertNotNull(ready, a::stderr);
+      try (Stream<Path> paths = Files.walk(dir)) {
+        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+          if (!p.equals(dir)) {
+            Files.delete(p);
+          }
+        }
+      }
+      try (RocksDbTableStore b = RocksDbTableStore.builder(dir).build()) {
+        Table counter = b.openTable(FencingWorker.counter());
+        Lease lease = b.acquireLease(FencingWorker.LEASE, "worker-b");
+        assertEquals(ready.substring("READY ".length()), Long.toString(lease.generation()),
+            "the same generation as A's: only the database identity tells them apart");
+        Map<String, String> before = Damage.snapshot(dir);
+        a.send("GO");
+        String outcome = a.awaitLine(l -> l.startsWith("FENCED ") || l.startsWith("C "), TIMEOUT);
+        assertNotNull(outcome, a::stderr);
+        assertTrue(outcome.startsWith("FENCED 1 "), "A's lease belongs to the deleted database: " + outcome);
+        assertNotNull(a.awaitLine("CLOSED"::equals, TIMEOUT), a::stderr);
+        assertEquals(0, a.waitFor(TIMEOUT), a::stderr);
+        Map<String, String> after = Damage.snapshot(dir);
+        after.keySet().removeIf(k -> k.equals("db/LOG")); // A's info log may go on; nothing else
+        before.keySet().removeIf(k -> k.equals("db/LOG"));
+        assertEquals(before, after, "A wrote nothing into the re-created directory");
+        try (StoreTransaction tx = b.begin(lease)) {
+          assertEquals(Optional.empty(), tx.lookup(counter, List.of(counter.schema().key("after"))).get(0));
+          tx.upsert(counter, Row.of(counter.schema().key("b"), 1L));
+          tx.commit();
+        }
+      }
+      try (RocksDbTableStore again = RocksDbTableStore.builder(dir).build()) { // A wrote nothing into it
+        Table counter = again.openTable(FencingWorker.counter());
+        assertEquals(1L, again.lookup(counter, List.of(counter.schema().key("b"))).get(0).orElseThrow()
+            .getLong("n"));
+      }
+    }
   }
 }

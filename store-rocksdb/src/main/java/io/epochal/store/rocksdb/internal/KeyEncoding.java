@@ -330,8 +330,17 @@ public final class KeyEncoding {
       }
     }
 
+    /** @return the internal buffer (valid up to {@link #size()}); do not keep */
+    byte[] bytes() {
+      return buf;
+    }
+
+    int size() {
+      return size;
+    }
+
     byte[] toByteArray() {
-      return Arrays.copyOf(buf, size);
+      return size == buf.length ? buf : Arrays.copyOf(buf, size);
     }
   }
 }

@@ -2,40 +2,38 @@ package io.epochal.store.rocksdb.internal;
 
 import io.epochal.errors.StoreException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
 
 /**
- * The writer lease of a state directory, shared by every process that opens the directory.
+ * The writer leases of a state directory, shared by every process that opens the directory.
  *
  * <p>Two files next to the RocksDB data:
  * <ul>
  *   <li>{@value #LOCK_FILE}: empty; its {@link ProcessLock} (in-JVM lock plus {@code FileChannel.lock()}) guards
  *       the commit critical section of every process and every lease change;</li>
- *   <li>{@value #LEASE_FILE}: every named lease with its {@code generation} and {@code owner}, with a CRC. It
- *       is only ever replaced whole (write to a temporary file, {@code fsync}, atomic rename, {@code fsync} of the
- *       directory), so a reader sees the old or the new leases, never a torn file, even after a machine crash.</li>
+ *   <li>{@value #LEASE_FILE}: the id of the database the leases belong to, and every named lease with its
+ *       {@code generation} and {@code owner}, with a CRC. It is only ever replaced whole (write to a temporary file,
+ *       {@code fsync}, atomic rename, {@code fsync} of the directory), so a reader sees the old or the new leases,
+ *       never a torn file, even after a machine crash.</li>
  * </ul>
  *
- * <p>A worker takes a lease with {@link #takeOver}: under the lock it reads the lease's generation {@code g} and
- * writes {@code g + 1}. A commit holds the lock while it {@linkplain #current(String) reads} the generation,
- * compares it with its own, and writes its RocksDB batch; so every commit is ordered entirely before or entirely
- * after every takeover, and a commit after a takeover sees the newer generation and writes nothing. Generations are
- * never reused, so a fenced worker can never become valid again.
+ * <p>A worker takes a lease with {@link #write} under the lock: generation {@code g + 1} over the highest generation
+ * {@code g} known (in this file or, kept by the store, in the database). A commit holds the lock while it
+ * {@linkplain #read() reads} the file and compares the database id, generation and owner with its own, and writes its
+ * RocksDB batch; so every commit is ordered entirely before or entirely after every takeover, and a commit after a
+ * takeover, or after the file was replaced by one of another database, writes nothing.
  *
  * <p>Thread-safe.
  */
@@ -45,8 +43,39 @@ public final class LeaseFile implements AutoCloseable {
   /** The lease file's name in the state directory. */
   public static final String LEASE_FILE = "LEASE";
 
-  /** A lease as recorded in the file. Generation 0 means the lease was never taken. */
+  /** A lease as recorded. Generation 0 means the lease was never taken. */
   public record Lease(String name, long generation, String owner) {
+  }
+
+  /** Whether the file could be read. */
+  public enum Status {
+    /** Read and checked. */
+    OK,
+    /** There is no lease file. */
+    MISSING,
+    /** The file fails its checksum or does not parse. */
+    DAMAGED
+  }
+
+  /**
+   * What the file holds.
+   *
+   * @param status whether it could be read; when not {@link Status#OK}, the other fields are empty
+   * @param problem why it could not be read ({@code ""} when read)
+   * @param databaseId the id of the database the leases belong to (absent in files of format 1)
+   * @param leases the leases by name, unmodifiable
+   */
+  public record Contents(Status status, String problem, Optional<String> databaseId, Map<String, Lease> leases) {
+    /** @return lease {@code name}; generation 0 and owner {@code ""} if it was never taken */
+    public Lease get(String name) {
+      Lease l = leases.get(name);
+      return l == null ? new Lease(name, 0, "") : l;
+    }
+
+    /** @return whether the file was read and belongs to database {@code id} */
+    public boolean belongsTo(String id) {
+      return status == Status.OK && databaseId.equals(Optional.of(id));
+    }
   }
 
   private final Path dir;
@@ -77,56 +106,50 @@ public final class LeaseFile implements AutoCloseable {
     return lock.locked(action);
   }
 
-  /**
-   * The current lease {@code name}. Must be called inside {@link #locked} for a decision that has to stay true (the
-   * lease can change as soon as the lock is released).
-   *
-   * @return the lease; generation 0 and owner {@code ""} if it was never taken
-   * @throws StoreException if the file cannot be read or is corrupt
-   */
-  public Lease current(String name) {
-    Lease lease = readAll().get(name);
-    return lease == null ? new Lease(name, 0, "") : lease;
+  /** @return the file, e.g. for messages */
+  public Path path() {
+    return file;
   }
 
   /**
-   * Takes the lease {@code name} over for {@code owner}: its generation becomes the current one plus one, which
-   * fences every earlier holder of that lease, in this process or any other. Durable before it returns.
+   * Reads the file. Call inside {@link #locked} for a decision that has to stay true (the leases can change as soon
+   * as the lock is released).
    *
-   * @return the new lease
-   * @throws StoreException if the lease file cannot be read or written
+   * @throws StoreException if the file exists but cannot be read (an I/O error)
    */
-  public Lease takeOver(String name, String owner) {
-    return locked(() -> {
-      Map<String, Lease> all = readAll();
-      Lease previous = all.get(name);
-      Lease next = new Lease(name, (previous == null ? 0 : previous.generation()) + 1, owner);
-      all.put(name, next);
-      write(all);
-      return next;
-    });
+  public Contents read() {
+    return read(file);
   }
 
-  /** @return every lease of the directory, for messages, e.g. {@code [Lease[name=wc, generation=3, owner=a]]} */
-  public String describeAll() {
-    return readAll().values().toString();
-  }
-
-  private Map<String, Lease> readAll() {
+  /** Reads the lease file {@code file} (see {@link #read()}); works without the lock, e.g. on a read-only copy. */
+  public static Contents read(Path file) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      return new TreeMap<>();
+      return new Contents(Status.MISSING, "there is no " + file, Optional.empty(), Map.of());
     } catch (IOException e) {
-      throw new StoreException("cannot read the lease file " + file + ": " + e, e);
+      throw Failures.io("cannot read the lease file " + file, e);
     }
-    return parse(bytes);
+    try {
+      return parse(bytes);
+    } catch (IllegalArgumentException e) {
+      return new Contents(Status.DAMAGED, file + " is damaged (" + e.getMessage() + ")", Optional.empty(),
+          Map.of());
+    }
   }
 
-  private void write(Map<String, Lease> leases) {
-    StringBuilder body = new StringBuilder("format=1\n");
-    for (Lease l : leases.values()) {
+  /**
+   * Replaces the file by {@code leases} of database {@code databaseId}; durable before it returns. Must be called
+   * inside {@link #locked}.
+   *
+   * @param databaseId the database's id, or empty when it is not known (a format-1 directory)
+   * @throws StoreException if the file cannot be written
+   */
+  public void write(Optional<String> databaseId, Map<String, Lease> leases) {
+    StringBuilder body = new StringBuilder("format=2\n");
+    databaseId.ifPresent(id -> body.append("database.id=").append(enc(id)).append('\n'));
+    for (Lease l : new TreeMap<>(leases).values()) {
       body.append("lease.").append(enc(l.name())).append('=').append(l.generation()).append(' ')
           .append(enc(l.owner())).append('\n');
     }
@@ -134,28 +157,10 @@ public final class LeaseFile implements AutoCloseable {
     crc.update(body.toString().getBytes(StandardCharsets.UTF_8));
     String text = "# Epochal writer leases of this state directory; written only under " + LOCK_FILE
         + ". Do not edit.\n" + body + "crc32=" + Long.toHexString(crc.getValue()) + "\n";
-    Path tmp = dir.resolve(LEASE_FILE + ".tmp");
-    try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer buf = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
-      try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        throw new StoreException("the file system of " + dir + " cannot rename atomically; the lease needs it", e);
-      }
-      fsyncDirectory(dir);
-    } catch (IOException e) {
-      throw new StoreException("cannot write the lease file " + file + ": " + e, e);
-    }
+    Failures.writeAtomically(dir, LEASE_FILE, text.getBytes(StandardCharsets.UTF_8));
   }
 
-  private Map<String, Lease> parse(byte[] bytes) {
+  private static Contents parse(byte[] bytes) {
     String text = new String(bytes, StandardCharsets.UTF_8);
     Map<String, String> fields = new LinkedHashMap<>();
     StringBuilder body = new StringBuilder();
@@ -165,10 +170,12 @@ public final class LeaseFile implements AutoCloseable {
       }
       int eq = line.indexOf('=');
       if (eq < 0) {
-        throw corrupt("line without '=': " + line);
+        throw new IllegalArgumentException("line without '=': " + line);
       }
       String key = line.substring(0, eq);
-      fields.put(key, line.substring(eq + 1));
+      if (fields.put(key, line.substring(eq + 1)) != null) {
+        throw new IllegalArgumentException("duplicate entry " + key);
+      }
       if (!key.equals("crc32")) {
         body.append(line).append('\n');
       }
@@ -176,11 +183,13 @@ public final class LeaseFile implements AutoCloseable {
     CRC32 crc = new CRC32();
     crc.update(body.toString().getBytes(StandardCharsets.UTF_8));
     if (!Long.toHexString(crc.getValue()).equals(fields.get("crc32"))) {
-      throw corrupt("checksum mismatch");
+      throw new IllegalArgumentException("checksum mismatch");
     }
-    if (!"1".equals(fields.get("format"))) {
-      throw corrupt("unknown lease format " + fields.get("format"));
+    String format = fields.get("format");
+    if (!"1".equals(format) && !"2".equals(format)) {
+      throw new IllegalArgumentException("unknown lease format " + format);
     }
+    Optional<String> id = Optional.ofNullable(fields.get("database.id")).map(LeaseFile::dec);
     Map<String, Lease> leases = new TreeMap<>();
     for (Map.Entry<String, String> e : fields.entrySet()) {
       if (!e.getKey().startsWith("lease.")) {
@@ -189,12 +198,35 @@ public final class LeaseFile implements AutoCloseable {
       String name = dec(e.getKey().substring("lease.".length()));
       String[] parts = e.getValue().split(" ", 2);
       try {
-        leases.put(name, new Lease(name, Long.parseLong(parts[0]), parts.length > 1 ? dec(parts[1]) : ""));
+        long generation = Long.parseLong(parts[0]);
+        if (generation < 1) {
+          throw new IllegalArgumentException("generation " + generation + " of lease '" + name + "'");
+        }
+        leases.put(name, new Lease(name, generation, parts.length > 1 ? dec(parts[1]) : ""));
       } catch (NumberFormatException ex) {
-        throw corrupt("bad generation of lease '" + name + "': " + parts[0]);
+        throw new IllegalArgumentException("bad generation of lease '" + name + "': " + parts[0]);
       }
     }
-    return leases;
+    return new Contents(Status.OK, "", id, Collections.unmodifiableMap(leases));
+  }
+
+  /** Encodes a lease for a row of the database: {@code "<generation> <owner>"}. */
+  public static byte[] toRow(Lease lease) {
+    return (lease.generation() + " " + enc(lease.owner())).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Decodes a lease row written by {@link #toRow}.
+   *
+   * @throws IllegalArgumentException if the bytes are not such a row
+   */
+  public static Lease fromRow(String name, byte[] row) {
+    String[] parts = new String(row, StandardCharsets.UTF_8).split(" ", 2);
+    try {
+      return new Lease(name, Long.parseLong(parts[0]), parts.length > 1 ? dec(parts[1]) : "");
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a lease row: " + new String(row, StandardCharsets.UTF_8), e);
+    }
   }
 
   private static String enc(String s) {
@@ -203,25 +235,6 @@ public final class LeaseFile implements AutoCloseable {
 
   private static String dec(String s) {
     return URLDecoder.decode(s, StandardCharsets.UTF_8);
-  }
-
-  private StoreException corrupt(String why) {
-    return new StoreException("the lease file " + file + " is corrupt (" + why + "); it is written only by "
-        + "Epochal, restore it or delete it to reset the lease (every running worker of the directory must be "
-        + "stopped first)");
-  }
-
-  /** Makes a rename in {@code dir} durable (Linux: fsync of the directory). */
-  static void fsyncDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      // Some file systems refuse to open a directory for reading; the rename is still atomic there.
-      if (!(e instanceof java.nio.file.AccessDeniedException)
-          && !(e.getMessage() != null && e.getMessage().contains("Is a directory"))) {
-        throw e;
-      }
-    }
   }
 
   /** Releases the lock file handle. Idempotent. */

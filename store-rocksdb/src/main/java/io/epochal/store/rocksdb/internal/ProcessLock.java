@@ -53,7 +53,7 @@ public final class ProcessLock implements AutoCloseable {
       }
       key = lockFile.toRealPath();
     } catch (IOException e) {
-      throw new StoreException("cannot create lock file " + lockFile + ": " + e, e);
+      throw Failures.io("cannot create lock file " + lockFile, e);
     }
     synchronized (ENTRIES) {
       Entry e = ENTRIES.computeIfAbsent(key, Entry::new);
@@ -148,7 +148,7 @@ public final class ProcessLock implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new StoreException("interrupted while waiting for the lock on " + path, e);
       } catch (IOException e) {
-        throw new StoreException("cannot lock " + path + ": " + e, e);
+        throw Failures.io("cannot lock " + path, e);
       }
     }
 

@@ -23,11 +23,22 @@ class ValueEncodingProperties {
   record Values(List<Kind> kinds, List<Object> values) {
   }
 
+  private static final byte[] TABLE = "wc/counts".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  private static final byte[] KEY = {0, 1, 2, 3, 4, 5, 6, 7, 16, 'a', 0, 1};
+
+  private static byte[] enc(Values row) {
+    return ValueEncoding.encode(row.kinds(), row.values(), TABLE, KEY);
+  }
+
+  private static Object[] dec(Values row, byte[] bytes) {
+    return ValueEncoding.decode(row.kinds(), bytes, TABLE, KEY, false);
+  }
+
   @Property(tries = 1000)
-  void shouldRoundTrip(@ForAll("rows") Values row) {
-    byte[] enc = ValueEncoding.encode(row.kinds(), row.values());
-    assertEquals(ValueEncoding.VERSION, enc[0]);
-    Object[] back = ValueEncoding.decode(row.kinds(), enc);
+  void shouldRoundTrip(@ForAll("rows") Values row, @ForAll boolean legacy) {
+    byte[] enc = legacy ? ValueEncoding.encodeLegacy(row.kinds(), row.values()) : enc(row);
+    assertEquals(legacy ? ValueEncoding.LEGACY_VERSION : ValueEncoding.VERSION, enc[0]);
+    Object[] back = ValueEncoding.decode(row.kinds(), enc, TABLE, KEY, legacy);
     for (int i = 0; i < back.length; i++) {
       Object expected = row.values().get(i);
       if (expected instanceof byte[] b) {
@@ -42,29 +53,58 @@ class ValueEncodingProperties {
 
   @Property(tries = 300)
   void shouldRejectTruncatedAndTrailingBytes(@ForAll("rows") Values row) {
-    byte[] enc = ValueEncoding.encode(row.kinds(), row.values());
+    byte[] enc = enc(row);
+    assertThrows(IllegalArgumentException.class, () -> dec(row, Arrays.copyOf(enc, enc.length - 1)));
+    assertThrows(IllegalArgumentException.class, () -> dec(row, Arrays.copyOf(enc, enc.length + 1)));
+  }
+
+  /** Any change of one byte of a stored cell, to any other value, fails the check (CRC32C: every burst <= 32 bits). */
+  @Property(tries = 1000)
+  void shouldRejectEveryChangedByte(@ForAll("rows") Values row, @ForAll int position,
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 255) int xor) {
+    byte[] enc = enc(row);
+    int at = Math.floorMod(position, enc.length);
+    enc[at] ^= (byte) xor;
+    assertThrows(IllegalArgumentException.class, () -> dec(row, enc));
+  }
+
+  @Property(tries = 300)
+  void shouldRejectACellMovedToAnotherKeyOrTable(@ForAll("rows") Values row, @ForAll int position) {
+    byte[] enc = enc(row);
+    byte[] otherKey = KEY.clone();
+    otherKey[Math.floorMod(position, otherKey.length)] ^= 1;
     assertThrows(IllegalArgumentException.class,
-        () -> ValueEncoding.decode(row.kinds(), Arrays.copyOf(enc, enc.length - 1)));
-    assertThrows(IllegalArgumentException.class,
-        () -> ValueEncoding.decode(row.kinds(), Arrays.copyOf(enc, enc.length + 1)));
+        () -> ValueEncoding.decode(row.kinds(), enc, TABLE, otherKey, true));
+    assertThrows(IllegalArgumentException.class, () -> ValueEncoding.decode(row.kinds(), enc,
+        "wc/other".getBytes(java.nio.charset.StandardCharsets.UTF_8), KEY, true));
+  }
+
+  @Property(tries = 200)
+  void shouldReadLegacyCellsOnlyWhereAllowed(@ForAll("rows") Values row) {
+    byte[] legacy = ValueEncoding.encodeLegacy(row.kinds(), row.values());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> dec(row, legacy));
+    assertTrue(e.getMessage().contains("version 1"), e.getMessage());
+    assertEquals(row.values().size(), ValueEncoding.decode(row.kinds(), legacy, TABLE, KEY, true).length);
   }
 
   @Example
   void shouldBeCompactForSmallCounters() {
-    assertEquals(3, ValueEncoding.encode(List.of(Kind.INT64), List.of(7L)).length);
-    assertEquals(2, ValueEncoding.encode(List.of(Kind.INT64), Arrays.asList((Object) null)).length);
+    assertEquals(3 + 4, ValueEncoding.encode(List.of(Kind.INT64), List.of(7L), TABLE, KEY).length);
+    assertEquals(2 + 4, ValueEncoding.encode(List.of(Kind.INT64), Arrays.asList((Object) null), TABLE, KEY).length);
   }
 
   @Example
   void shouldRejectAnotherVersionOrAnotherType() {
-    byte[] enc = ValueEncoding.encode(List.of(Kind.INT64), List.of(7L));
+    byte[] enc = ValueEncoding.encode(List.of(Kind.INT64), List.of(7L), TABLE, KEY);
     byte[] otherVersion = enc.clone();
-    otherVersion[0] = 2;
+    otherVersion[0] = 3;
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ValueEncoding.decode(List.of(Kind.INT64), otherVersion));
-    assertTrue(e.getMessage().contains("version 2"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> ValueEncoding.decode(List.of(Kind.STRING), enc));
-    assertThrows(IllegalArgumentException.class, () -> ValueEncoding.decode(List.of(Kind.INT64), new byte[0]));
+        () -> ValueEncoding.decode(List.of(Kind.INT64), otherVersion, TABLE, KEY, true));
+    assertTrue(e.getMessage().contains("version 3"), e.getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> ValueEncoding.decode(List.of(Kind.STRING), enc, TABLE, KEY, false));
+    assertThrows(IllegalArgumentException.class,
+        () -> ValueEncoding.decode(List.of(Kind.INT64), new byte[0], TABLE, KEY, true));
   }
 
   @Provide
