@@ -609,6 +609,11 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     }
 
     @Override
+    public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
+      store.reserveAttempts(pipeline, attemptCeiling, txidHorizon);
+    }
+
+    @Override
     public void abort(String pipeline, long txid) {
       synchronized (staged) {
         staged.remove(txid);

@@ -113,7 +113,7 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
       return Objects.requireNonNull(layout.read(row), "layout " + layout.id() + " decoded null");
     } catch (RuntimeException ex) {
       throw new StateCorruptedException(table.path(), key.describeParts(),
-          "none (Flow state rows carry no txid; read in epoch " + e.txid + ")", ex);
+          "no txid: Flow state rows carry none; read in epoch " + e.txid, java.util.OptionalLong.of(e.txid), ex);
     }
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.codec.Codecs;
+import io.epochal.errors.EpochalException;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.InMemoryBackingMap;
@@ -50,8 +51,11 @@ class TableCheckpointStoreTest {
     assertArrayEquals(META, cp.committedMetadata());
     assertEquals(List.of(2L), List.copyOf(cp.pendingMetadata().keySet()));
     assertArrayEquals(new byte[] {20}, cp.pendingMetadata().get(2L));
-    assertThrows(IllegalStateException.class, () -> cps.commit("p", 3, META));
-    assertThrows(IllegalStateException.class, () -> cps.recordPending("p", 1, META));
+    // out of order / already committed: no retry can fix it (another writer, a reset checkpoint)
+    EpochalException outOfOrder = assertThrows(EpochalException.class, () -> cps.commit("p", 3, META));
+    assertFalse(EpochalException.isRetryable(outOfOrder), outOfOrder.getMessage());
+    EpochalException committed = assertThrows(EpochalException.class, () -> cps.recordPending("p", 1, META));
+    assertFalse(EpochalException.isRetryable(committed), committed.getMessage());
     assertEquals(1, cps.load("p").committedTxid());
     assertEquals(Checkpoint.EMPTY, cps.load("other"), "pipelines are independent");
   }
