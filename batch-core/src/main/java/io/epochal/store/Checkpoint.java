@@ -15,12 +15,13 @@ import java.util.TreeMap;
  * @param committedTxid the last committed txid, 0 if none
  * @param committedMetadata the encoded spout metadata of batch {@code committedTxid}; empty array if none
  * @param pendingMetadata encoded metadata of started, uncommitted batches, by txid (all greater than committed)
- * @param attemptCeiling no run of the pipeline numbered an attempt of a txid up to {@code txidHorizon} above this;
- *     0 if none was reserved
- * @param txidHorizon no run of the pipeline started a txid above this; 0 if none was reserved
+ * @param attemptCeiling no run of the pipeline numbered an attempt above this; 0 if none was reserved
+ * @param txidWindow no run of the pipeline started a txid more than this above the pipeline's committed txid of the
+ *     time (its batches in flight), so no run started a txid above {@code committedTxid + txidWindow}; 0 if none was
+ *     reserved
  */
 public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata,
-    long attemptCeiling, long txidHorizon) {
+    long attemptCeiling, long txidWindow) {
 
   /** The progress of a pipeline that never committed a batch. */
   public static final Checkpoint EMPTY = new Checkpoint(0, new byte[0], new TreeMap<>());
@@ -33,8 +34,8 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
     if (committedTxid < 0) {
       throw new IllegalArgumentException("committedTxid must be >= 0, was " + committedTxid);
     }
-    if (attemptCeiling < 0 || txidHorizon < 0) {
-      throw new IllegalArgumentException("attemptCeiling (" + attemptCeiling + ") and txidHorizon (" + txidHorizon
+    if (attemptCeiling < 0 || txidWindow < 0) {
+      throw new IllegalArgumentException("attemptCeiling (" + attemptCeiling + ") and txidWindow (" + txidWindow
           + ") must be >= 0");
     }
     Objects.requireNonNull(committedMetadata, "committedMetadata");
@@ -52,22 +53,22 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   }
 
   /** @return this checkpoint with the attempt reservation raised to at least the given values (never lowered) */
-  public Checkpoint withReservation(long attemptCeiling, long txidHorizon) {
+  public Checkpoint withReservation(long attemptCeiling, long txidWindow) {
     return new Checkpoint(committedTxid, committedMetadata, pendingMetadata,
-        Math.max(this.attemptCeiling, attemptCeiling), Math.max(this.txidHorizon, txidHorizon));
+        Math.max(this.attemptCeiling, attemptCeiling), Math.max(this.txidWindow, txidWindow));
   }
 
   /** @return the checkpoint after committing batch {@code txid} with {@code metadata}, keeping the reservation */
   public Checkpoint committed(long txid, byte[] metadata) {
     return new Checkpoint(txid, metadata.clone(), new TreeMap<>(pendingMetadata.tailMap(txid + 1)), attemptCeiling,
-        txidHorizon);
+        txidWindow);
   }
 
   /** @return this checkpoint with {@code metadata} recorded as pending for {@code txid}, keeping the reservation */
   public Checkpoint withPending(long txid, byte[] metadata) {
     TreeMap<Long, byte[]> pending = new TreeMap<>(pendingMetadata);
     pending.put(txid, metadata.clone());
-    return new Checkpoint(committedTxid, committedMetadata, pending, attemptCeiling, txidHorizon);
+    return new Checkpoint(committedTxid, committedMetadata, pending, attemptCeiling, txidWindow);
   }
 
   /** @return whether any batch was ever committed */
@@ -78,7 +79,7 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof Checkpoint other) || other.committedTxid != committedTxid
-        || other.attemptCeiling != attemptCeiling || other.txidHorizon != txidHorizon
+        || other.attemptCeiling != attemptCeiling || other.txidWindow != txidWindow
         || !Arrays.equals(other.committedMetadata, committedMetadata)
         || !other.pendingMetadata.keySet().equals(pendingMetadata.keySet())) {
       return false;
@@ -95,6 +96,6 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   @Override
   public String toString() {
     return "Checkpoint[committedTxid=" + committedTxid + ", metadata=" + committedMetadata.length + " bytes, pending="
-        + pendingMetadata.keySet() + ", attemptCeiling=" + attemptCeiling + ", txidHorizon=" + txidHorizon + "]";
+        + pendingMetadata.keySet() + ", attemptCeiling=" + attemptCeiling + ", txidWindow=" + txidWindow + "]";
   }
 }

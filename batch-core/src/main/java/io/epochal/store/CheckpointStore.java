@@ -37,11 +37,11 @@ public interface CheckpointStore {
 
   /**
    * Raises {@code pipeline}'s attempt reservation ({@link Checkpoint#attemptCeiling()},
-   * {@link Checkpoint#txidHorizon()}) to at least the given values, atomically and durably, leaving the rest of the
-   * checkpoint as it is. The engine calls it before it numbers an emission above the reserved ceiling or starts a txid
-   * above the reserved horizon (once when a pipeline starts, then rarely), so that a restarted pipeline numbers the
-   * attempts of every txid an earlier run may have started above that run's attempts: the attempt number of a txid
-   * strictly grows, also across restarts.
+   * {@link Checkpoint#txidWindow()}) to at least the given values, atomically and durably, leaving the rest of the
+   * checkpoint as it is. The engine calls it before it numbers an emission above the reserved ceiling or runs more
+   * batches in flight than the reserved window (normally once when a pipeline starts), so that a restarted pipeline
+   * can number the attempts of every txid an earlier run may have started (those up to {@code committedTxid +
+   * txidWindow}) above that run's attempts: the attempt number of a txid strictly grows, also across restarts.
    *
    * <p>The default throws {@link UnsupportedOperationException}: the engine then keeps the reservation in memory only
    * (attempts after a restart may repeat an earlier run's numbers) and logs a warning. Wrappers must forward it.
@@ -49,7 +49,7 @@ public interface CheckpointStore {
    * @throws io.epochal.errors.StoreException if the store cannot be written
    * @since 0.2.0
    */
-  default void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
+  default void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
     throw new UnsupportedOperationException(describe() + " keeps no attempt reservation");
   }
 

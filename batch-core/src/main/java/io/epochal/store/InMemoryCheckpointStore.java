@@ -46,9 +46,9 @@ public final class InMemoryCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
+  public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
     checkpoints.compute(Objects.requireNonNull(pipeline, "pipeline"),
-        (name, current) -> (current == null ? Checkpoint.EMPTY : current).withReservation(attemptCeiling, txidHorizon));
+        (name, current) -> (current == null ? Checkpoint.EMPTY : current).withReservation(attemptCeiling, txidWindow));
   }
 
   @Override

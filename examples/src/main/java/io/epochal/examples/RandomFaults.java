@@ -98,8 +98,8 @@ final class RandomFaults {
       }
 
       @Override
-      public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
-        store.reserveAttempts(pipeline, attemptCeiling, txidHorizon);
+      public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+        store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
       }
 
       @Override

@@ -367,8 +367,8 @@ public final class FaultInjector {
       }
 
       @Override
-      public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
-        store.reserveAttempts(pipeline, attemptCeiling, txidHorizon);
+      public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+        store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
       }
 
       @Override

@@ -609,8 +609,8 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     }
 
     @Override
-    public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
-      store.reserveAttempts(pipeline, attemptCeiling, txidHorizon);
+    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+      store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
     }
 
     @Override

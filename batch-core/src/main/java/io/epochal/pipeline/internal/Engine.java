@@ -61,13 +61,13 @@ import org.slf4j.MDC;
  *
  * <p>Attempt numbers: every emission of a txid gets an attempt number above every earlier emission of that txid, also
  * across batches dropped behind a failed one and across restarts, as far as the checkpoint store keeps the reservation
- * ({@link CheckpointStore#reserveAttempts}). A txid no earlier run can have started begins at attempt 1.
+ * ({@link CheckpointStore#reserveAttempts}): a txid an earlier run may have started (up to its committed txid plus its
+ * window) continues above that run's reserved ceiling, any other txid begins at attempt 1. The reservation costs one
+ * checkpoint write when the pipeline starts its first batch, and another only when failures pile up on one txid.
  */
 public final class Engine implements Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
   static final String MDC_TXID = "epochal.txid";
-  /** Txids reserved at a time beyond the next one to start (see {@link CheckpointStore#reserveAttempts}). */
-  static final long TXID_BLOCK = 256;
 
   /** Engine settings fixed by the builder. */
   public record Config(String name, int partitions, int threads, int maxBatchesInFlight, RetryPolicy retryPolicy,
@@ -93,12 +93,13 @@ public final class Engine implements Pipeline {
   private Optional<Object> committedMeta;
   private SortedMap<Long, byte[]> recoveredPending;
 
-  /** The attempt ceiling and txid horizon of earlier runs, as loaded: txids up to the horizon start above the ceiling. */
+  /** The attempt ceiling of earlier runs, as loaded: txids up to {@link #inheritedHorizon} start above it. */
   private final long inheritedCeiling;
+  /** The last txid an earlier run may have started: the loaded committed txid plus the reserved window. */
   private final long inheritedHorizon;
   /** What this run reserved so far (initially what earlier runs reserved). */
   private long attemptCeiling;
-  private long txidHorizon;
+  private long txidWindow;
   /** Attempt numbers reserved at a time: enough for one run's attempts of a txid unless failures pile up. */
   private final long attemptBlock;
   private boolean reservationsPersist = true;
@@ -149,9 +150,9 @@ public final class Engine implements Pipeline {
         : Optional.empty();
     this.recoveredPending = checkpoint.pendingMetadata();
     this.inheritedCeiling = checkpoint.attemptCeiling();
-    this.inheritedHorizon = checkpoint.txidHorizon();
+    this.inheritedHorizon = checkpoint.committedTxid() + checkpoint.txidWindow();
     this.attemptCeiling = inheritedCeiling;
-    this.txidHorizon = inheritedHorizon;
+    this.txidWindow = checkpoint.txidWindow();
     this.attemptBlock = Math.max(1L, (long) config.retryPolicy().maxAttempts() * config.maxBatchesInFlight());
     if (checkpoint.hasCommitted()) {
       LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
@@ -489,22 +490,27 @@ public final class Engine implements Pipeline {
           + " are exhausted (" + floor + " reserved by earlier runs and failures); no attempt number above them is "
           + "left. Run the pipeline under a new name (a new checkpoint).", null, false, context(txid));
     }
-    reserve(txid, attempt);
+    reserve(attempt);
     lastAttempt.put(txid, (int) attempt);
     return (int) attempt;
   }
 
-  /** Makes sure {@code attempt} of {@code txid} is covered by a persisted reservation (one write when not). */
-  private void reserve(long txid, long attempt) {
-    if (attempt <= attemptCeiling && txid <= txidHorizon) {
+  /**
+   * Makes sure {@code attempt} and this run's window are covered by the persisted reservation (one write when not).
+   * The window bounds which txids this run can start: never more than {@code maxBatchesInFlight} above the committed
+   * txid, which only grows, so a later run knows every txid this one may have started.
+   */
+  private void reserve(long attempt) {
+    long window = config.maxBatchesInFlight();
+    if (attempt <= attemptCeiling && window <= txidWindow) {
       return;
     }
     long ceiling = attempt <= attemptCeiling ? attemptCeiling
         : Math.min(Integer.MAX_VALUE, attempt - 1 + attemptBlock);
-    long horizon = txid <= txidHorizon ? txidHorizon : txid - 1 + config.maxBatchesInFlight() + TXID_BLOCK;
+    long reservedWindow = Math.max(window, txidWindow);
     if (reservationsPersist) {
       try {
-        config.checkpointStore().reserveAttempts(config.name(), ceiling, horizon);
+        config.checkpointStore().reserveAttempts(config.name(), ceiling, reservedWindow);
       } catch (UnsupportedOperationException e) {
         reservationsPersist = false;
         LOG.warn("pipeline '{}': checkpoint store {} does not keep attempt reservations, so after a restart an "
@@ -513,7 +519,7 @@ public final class Engine implements Pipeline {
       }
     }
     attemptCeiling = ceiling;
-    txidHorizon = horizon;
+    txidWindow = reservedWindow;
   }
 
   /** Runs every node that needs no state, plus the pre-aggregation of aggregates fed by such nodes. */

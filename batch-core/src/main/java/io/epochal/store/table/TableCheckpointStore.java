@@ -157,8 +157,8 @@ public final class TableCheckpointStore implements CheckpointStore {
    * @throws io.epochal.errors.LeaseLostException if the pipeline's lease was taken over; nothing written
    */
   @Override
-  public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
-    epochs.reserveAttempts(pipeline, attemptCeiling, txidHorizon);
+  public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+    epochs.reserveAttempts(pipeline, attemptCeiling, txidWindow);
   }
 
   /** Drops the epoch buffer of {@code pipeline}: its current attempt failed. */

@@ -41,7 +41,7 @@ public final class Epochs {
   static final String PENDING = "pending";
   /** Format 1: pending metadata only (read, never written). */
   private static final byte PENDING_FORMAT_V1 = 1;
-  /** Format 2: the attempt reservation (ceiling, horizon), then the pending metadata as in format 1. */
+  /** Format 2: the attempt reservation (ceiling, txid window), then the pending metadata as in format 1. */
   private static final byte PENDING_FORMAT = 2;
 
   private final TableStore store;
@@ -170,11 +170,11 @@ public final class Epochs {
   }
 
   /** Raises the attempt reservation of {@code pipeline}, in one store transaction under its lease. */
-  public void reserveAttempts(String pipeline, long attemptCeiling, long txidHorizon) {
+  public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
     PipelineEpoch epoch = pipeline(pipeline);
     try (StoreTransaction tx = store.begin(epoch.lease())) {
       Checkpoint base = read(tx, pipeline);
-      Checkpoint next = base.withReservation(attemptCeiling, txidHorizon);
+      Checkpoint next = base.withReservation(attemptCeiling, txidWindow);
       if (next.equals(base)) {
         return;
       }
@@ -211,7 +211,7 @@ public final class Epochs {
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(PENDING_FORMAT);
       out.writeLong(checkpoint.attemptCeiling());
-      out.writeLong(checkpoint.txidHorizon());
+      out.writeLong(checkpoint.txidWindow());
       out.writeInt(pending.size());
       for (Map.Entry<Long, byte[]> e : pending.entrySet()) {
         out.writeLong(e.getKey());
@@ -228,17 +228,17 @@ public final class Epochs {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
     byte format = in.readByte();
     long ceiling = 0;
-    long horizon = 0;
+    long window = 0;
     if (format == PENDING_FORMAT) {
       ceiling = in.readLong();
-      horizon = in.readLong();
-      if (ceiling < 0 || horizon < 0) {
-        throw new IOException("bad attempt reservation: ceiling " + ceiling + ", horizon " + horizon);
+      window = in.readLong();
+      if (ceiling < 0 || window < 0) {
+        throw new IOException("bad attempt reservation: ceiling " + ceiling + ", txid window " + window);
       }
     } else if (format != PENDING_FORMAT_V1) {
       throw new IOException("unknown pending-metadata format " + format);
     }
-    return new Checkpoint(committed, metadata, decodePending(in, bytes.length), ceiling, horizon);
+    return new Checkpoint(committed, metadata, decodePending(in, bytes.length), ceiling, window);
   }
 
   private static SortedMap<Long, byte[]> decodePending(DataInputStream in, int size) throws IOException {
