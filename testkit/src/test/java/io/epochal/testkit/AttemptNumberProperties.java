@@ -33,7 +33,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
 import org.junit.jupiter.api.Assertions;
 
@@ -49,18 +48,24 @@ class AttemptNumberProperties {
   private static final List<FaultPoint> POINTS = List.of(FaultPoint.AFTER_EMIT, FaultPoint.BEFORE_STATE_WRITE,
       FaultPoint.AFTER_STATE_WRITES, FaultPoint.DURING_CHECKPOINT_COMMIT);
 
+  /** What goes wrong in one try: faults (retryable or crashes), and voluntary restarts after so many batches. */
+  record Trouble(List<Fault> faults, List<Integer> restartsAfter) {
+  }
+
   @Provide
-  Arbitrary<List<Fault>> faults() {
+  Arbitrary<Trouble> trouble() {
     Arbitrary<Fault> fault = Combinators.combine(Arbitraries.of(POINTS), Arbitraries.longs().between(1, 14),
         Arbitraries.of(false, false, true)).as((point, txid, crash) -> new Fault(point, txid, crash, 0));
-    return fault.list().ofMaxSize(8);
+    return Combinators.combine(fault.list().ofMaxSize(8), Arbitraries.integers().between(0, 5).list().ofMaxSize(4))
+        .as(Trouble::new);
   }
 
   @Property
   void attemptsOfATxidStrictlyIncreaseAcrossDropsAndRestarts(@ForAll boolean opaque, @ForAll boolean table,
       @ForAll @IntRange(min = 1, max = 4) int window, @ForAll @IntRange(min = 1, max = 3) int partitions,
-      @ForAll @IntRange(min = 1, max = 2) int threads, @ForAll("faults") List<Fault> faults,
-      @ForAll @Size(max = 4) List<@IntRange(min = 0, max = 5) Integer> restartsAfter) {
+      @ForAll @IntRange(min = 1, max = 2) int threads, @ForAll("trouble") Trouble trouble) {
+    List<Fault> faults = trouble.faults();
+    List<Integer> restartsAfter = trouble.restartsAfter();
     AttemptRecorder recorder = new AttemptRecorder();
     FaultInjector injector = new FaultInjector(faults);
     CheckpointStore base;
