@@ -37,7 +37,10 @@ public class EpochalException extends RuntimeException {
    * @param context where it happened
    */
   public EpochalException(String message, Throwable cause, boolean retryable, ErrorContext context) {
-    super(message, cause);
+    super(message);
+    if (cause != null) {
+      initCause(cause); // a null cause stays unset, so a caller may still initCause (as with RuntimeException(String))
+    }
     this.retryable = retryable;
     this.context = Objects.requireNonNull(context, "context");
   }

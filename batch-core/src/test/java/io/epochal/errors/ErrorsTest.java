@@ -31,6 +31,19 @@ class ErrorsTest {
     assertFalse(StoreException.isUnfixableIo(new IOException("Connection reset")));
   }
 
+  /** Stores wrap their native error with initCause after construction (the YTsaurus client does). */
+  @Test
+  void shouldLeaveANullCauseSettable() {
+    java.io.IOException nativeError = new java.io.IOException("row lock conflict");
+    CommitConflictException conflict = new CommitConflictException("conflict");
+    conflict.initCause(nativeError);
+    assertEquals(nativeError, conflict.getCause());
+    LeaseLostException lost = new LeaseLostException("fenced");
+    lost.initCause(nativeError);
+    assertEquals(nativeError, lost.getCause());
+    assertEquals(nativeError, new StoreException("x", nativeError).getCause());
+  }
+
   @Test
   void shouldRecordAKnownTxidInTheContext() {
     assertEquals(OptionalLong.of(12), new StateCorruptedException("t", "k", "12", null).context().txid());
