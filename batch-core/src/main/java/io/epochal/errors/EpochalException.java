@@ -57,7 +57,8 @@ public class EpochalException extends RuntimeException {
 
   /**
    * Whether a failure may be retried. {@link Error}s never; an {@link EpochalException} (the outermost one in the
-   * cause chain) as its {@link #retryable()} says; an I/O failure that no retry fixes (no space left on device, a
+   * cause chain) as its {@link #retryable()} says; an {@link ArithmeticException} (an overflow, a division by zero:
+   * the same input gives the same failure) never; an I/O failure that no retry fixes (no space left on device, a
    * read-only file system, a disk quota, permission denied), found anywhere in the cause chain, never; anything else
    * (an exception of user code, a network timeout) may be.
    *
@@ -72,6 +73,9 @@ public class EpochalException extends RuntimeException {
       }
       if (t instanceof EpochalException e) {
         return e.retryable() && IoFailures.unfixable(t) == null;
+      }
+      if (t instanceof ArithmeticException) {
+        return false;
       }
     }
     return IoFailures.unfixable(failure) == null;

@@ -34,11 +34,27 @@ public class StoreException extends EpochalException {
    * @param cause the native failure
    */
   public static StoreException io(String message, Throwable cause) {
+    return io(message, cause, ErrorContext.NONE);
+  }
+
+  /**
+   * Like {@link #io(String, Throwable)}, with context.
+   *
+   * @param message what the store or the pipeline was doing
+   * @param cause the native failure
+   * @param context where it happened
+   */
+  public static StoreException io(String message, Throwable cause, ErrorContext context) {
     String[] unfixable = IoFailures.unfixable(cause);
     if (unfixable == null) {
-      return new StoreException(message + ": " + cause, cause, true, ErrorContext.NONE);
+      return new StoreException(message + ": " + cause, cause, true, context);
     }
     return new StoreException(message + ": " + unfixable[0] + ". No retry can fix this: " + unfixable[1] + ".",
-        cause, false, ErrorContext.NONE);
+        cause, false, context);
+  }
+
+  /** @return whether {@code failure}'s cause chain holds an I/O failure no retry fixes (see {@link #io}) */
+  public static boolean isUnfixableIo(Throwable failure) {
+    return failure != null && IoFailures.unfixable(failure) != null;
   }
 }

@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  * states.
  *
  * <p>Supported key types: those of {@code groupBy} ({@link String}, integral numbers, {@link Boolean},
- * {@link Double}, {@code byte[]}, a {@link List} of those); each state's {@link io.epochal.store.table.KeyCodec} maps
- * the key to the table's key columns.
+ * {@link Double}, {@link io.epochal.pipeline.Bytes}, a {@link List} of those; a {@code byte[]} has no value equality
+ * and is refused); each state's {@link io.epochal.store.table.KeyCodec} maps the key to the table's key columns.
  *
  * @since 0.1.0
  */

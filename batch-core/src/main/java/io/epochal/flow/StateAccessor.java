@@ -36,7 +36,7 @@ public interface StateAccessor<S> {
   /**
    * Replaces the state's value. Setting the default value (or a value empty by the state's rule) clears the state.
    *
-   * @throws NullPointerException if {@code value} is null
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if {@code value} is null
    */
   void set(S value);
 
@@ -45,7 +45,9 @@ public interface StateAccessor<S> {
    * state is empty.
    *
    * @return the new value
-   * @throws NullPointerException if {@code fn} or its result is null
+   * @throws NullPointerException if {@code fn} is null
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if {@code fn} returns null, naming the state's
+   *     table, the key and the epoch
    */
   S update(UnaryOperator<S> fn);
 

@@ -3,7 +3,12 @@ package io.epochal.pipeline;
 import java.util.Objects;
 import java.util.function.ToLongFunction;
 
-/** Common aggregators. */
+/**
+ * Common aggregators. Their arithmetic is exact: a result outside the {@code long} range throws
+ * {@link ArithmeticException}, which the pipeline reports as a non-retryable
+ * {@link io.epochal.errors.InvalidRecordException} naming the state, the key and the txid (a wrapped-around count is
+ * never stored).
+ */
 public final class Aggregators {
   private Aggregators() {
   }
@@ -18,7 +23,7 @@ public final class Aggregators {
 
       @Override
       public Long combine(Long left, Long right) {
-        return left + right;
+        return add("count", left, right);
       }
 
       @Override
@@ -28,7 +33,11 @@ public final class Aggregators {
     };
   }
 
-  /** Sums a long field of the records. */
+  /**
+   * Sums a long field of the records.
+   *
+   * @throws NullPointerException if {@code field} is null
+   */
   public static <T> CombinerAggregator<T, Long> sumLong(ToLongFunction<? super T> field) {
     Objects.requireNonNull(field, "field");
     return new CombinerAggregator<>() {
@@ -39,7 +48,7 @@ public final class Aggregators {
 
       @Override
       public Long combine(Long left, Long right) {
-        return left + right;
+        return add("sumLong", left, right);
       }
 
       @Override
@@ -47,5 +56,14 @@ public final class Aggregators {
         return 0L;
       }
     };
+  }
+
+  private static Long add(String aggregator, long left, long right) {
+    long sum = left + right;
+    if (((left ^ sum) & (right ^ sum)) < 0) { // Math.addExact's test, with a message naming the operands
+      throw new ArithmeticException(aggregator + " overflowed: " + left + " + " + right
+          + " is outside the long range [" + Long.MIN_VALUE + ", " + Long.MAX_VALUE + "]");
+    }
+    return sum;
   }
 }

@@ -5,6 +5,10 @@ package io.epochal.pipeline;
  * two. Lets the engine pre-aggregate each batch per partition before touching state, so a state sees one update per
  * key per batch. Must be pure.
  *
+ * <p>A null from {@code init} or {@code combine}, or an {@link ArithmeticException} (e.g. an overflow), fails the batch
+ * in which it happens with {@link io.epochal.errors.InvalidRecordException} naming the pipeline, the state, the key and
+ * the txid; it is not retried (the same input gives the same result) and nothing of the batch is committed.
+ *
  * @param <T> the record type
  * @param <V> the value type
  */

@@ -4,6 +4,9 @@ package io.epochal.pipeline;
  * A sequential aggregation folded over the records of a key, starting from the stored value or {@link #init()}.
  * Cannot be pre-aggregated; the engine groups the batch's records by key and folds them in emission order. Pure.
  *
+ * <p>A null from {@code reduce}, or an {@link ArithmeticException}, fails the batch with
+ * {@link io.epochal.errors.InvalidRecordException} naming the pipeline, the state, the key and the txid, not retried.
+ *
  * @param <T> the record type
  * @param <V> the value type
  */

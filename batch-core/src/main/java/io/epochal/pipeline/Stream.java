@@ -29,7 +29,13 @@ public interface Stream<T> {
   /** Keeps the records matching {@code predicate}. */
   Stream<T> filter(Predicate<? super T> predicate);
 
-  /** Groups records by key; records of one key go to one partition, chosen by the key's {@code farm_hash}. */
+  /**
+   * Groups records by key; records of one key go to one partition, chosen by the key's {@code farm_hash}. Keys must
+   * have value equality and a stable hash: {@link String}, integral numbers, {@link Boolean}, {@link Double},
+   * {@link Bytes} (for bytes) or a {@link java.util.List} of those. A null key, an array such as {@code byte[]} (two
+   * equal arrays would be two keys), another unsupported type, or a string with an unpaired surrogate (no UTF-8 form)
+   * fails the batch at its first record with {@link io.epochal.errors.InvalidRecordException}, not retried.
+   */
   <K> GroupedStream<K, T> groupBy(Function<? super T, ? extends K> keyFn);
 
   /**

@@ -16,7 +16,9 @@ public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
    * on the first call's result.
    *
    * @return an unmodifiable map of every given key to its value after the update
-   * @throws NullPointerException if an argument, a key or an updater is null, or an updater returns null
+   * @throws NullPointerException if an argument or an updater is null
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key is null or has no value equality, or an
+   *     updater returns null
    * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid}
    */
   Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters);
@@ -24,7 +26,9 @@ public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
   /**
    * Replaces the values of the given keys for batch {@code txid}.
    *
-   * @throws NullPointerException if an argument, a key or a value is null
+   * @throws NullPointerException if an argument is null
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key or a value is null, or a key has no
+   *     value equality
    * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid}
    */
   void multiPut(long txid, Map<K, V> values);

@@ -1,5 +1,8 @@
 package io.epochal.state;
 
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.InvalidRecordException;
+import io.epochal.state.internal.ValueKeys;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -58,21 +61,50 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
 
   @Override
   public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+    requireKeys(Objects.requireNonNull(keys, "keys"));
     return Map.copyOf(backing.multiGet(keys));
   }
 
+  /**
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key is null or has no value equality, or an
+   *     updater returns null (naming the key and the txid)
+   */
   @Override
   public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    requireKeys(Objects.requireNonNull(updaters, "updaters").keySet());
     Map<K, V> stored = backing.multiGet(updaters.keySet());
     Map<K, V> updated = new HashMap<>(Math.max(16, updaters.size() * 2));
     updaters.forEach((key, updater) -> updated.put(key,
-        Objects.requireNonNull(updater.update(Optional.ofNullable(stored.get(key))), "updater returned null")));
+        requireValue(key, Objects.requireNonNull(updater, "updater").update(Optional.ofNullable(stored.get(key))),
+            txid, "updater returned null")));
     backing.multiPut(updated);
     return java.util.Collections.unmodifiableMap(updated);
   }
 
+  /**
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key is null or has no value equality, or a
+   *     value is null
+   */
   @Override
   public void multiPut(long txid, Map<K, V> values) {
+    requireKeys(Objects.requireNonNull(values, "values").keySet());
+    values.forEach((key, value) -> requireValue(key, value, txid, "null value put"));
     backing.multiPut(values);
+  }
+
+  private void requireKeys(Collection<? extends K> keys) {
+    ErrorContext where = ErrorContext.of(backing.describe(), null);
+    for (K key : keys) {
+      ValueKeys.require(key, where);
+    }
+  }
+
+  private V requireValue(K key, V value, long txid, String what) {
+    if (value == null) {
+      throw new InvalidRecordException(what + " for key '" + key + "' of " + backing.describe() + " (txid " + txid
+          + "); null values are errors, never stored or dropped", null,
+          ErrorContext.of(backing.describe(), key).withTxid(txid));
+    }
+    return value;
   }
 }

@@ -16,7 +16,9 @@ public interface ReadOnlyMapState<K, V> extends State {
    * value from before {@code txid} for a key that an earlier failed attempt of {@code txid} wrote).
    *
    * @return an unmodifiable map holding the keys that have a value; absent keys have none
-   * @throws NullPointerException if {@code keys} or one of its elements is null
+   * @throws NullPointerException if {@code keys} is null
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key is null or has no value equality (the
+   *     maps of Epochal check; see {@link io.epochal.pipeline.Bytes})
    * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid} (opaque maps)
    */
   Map<K, V> multiGet(long txid, Collection<? extends K> keys);

@@ -13,7 +13,8 @@ public interface ValueUpdater<V> {
 
   /**
    * @param stored the current value, empty if the key has none
-   * @return the new value, never null
+   * @return the new value, never null: the map states of Epochal refuse a null with the non-retryable
+   *     {@link io.epochal.errors.InvalidRecordException} naming the table, the key and the txid
    */
   V update(Optional<V> stored);
 }

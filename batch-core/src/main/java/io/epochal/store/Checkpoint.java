@@ -7,22 +7,36 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * A pipeline's persisted progress: the last committed txid with the spout metadata of that batch, and the metadata
- * of batches that were started but not committed (recorded for transactional spouts so that a replay after a crash
- * emits the same records under the same txid).
+ * A pipeline's persisted progress: the last committed txid with the spout metadata of that batch, the metadata of
+ * batches that were started but not committed (recorded for transactional spouts so that a replay after a crash
+ * emits the same records under the same txid), and the attempt reservation that keeps attempt numbers growing across
+ * restarts (see {@link CheckpointStore#reserveAttempts}).
  *
  * @param committedTxid the last committed txid, 0 if none
  * @param committedMetadata the encoded spout metadata of batch {@code committedTxid}; empty array if none
  * @param pendingMetadata encoded metadata of started, uncommitted batches, by txid (all greater than committed)
+ * @param attemptCeiling no run of the pipeline numbered an attempt above this; 0 if none was reserved
+ * @param txidWindow no run of the pipeline started a txid more than this above the pipeline's committed txid of the
+ *     time (its batches in flight), so no run started a txid above {@code committedTxid + txidWindow}; 0 if none was
+ *     reserved
  */
-public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata) {
+public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata,
+    long attemptCeiling, long txidWindow) {
 
   /** The progress of a pipeline that never committed a batch. */
   public static final Checkpoint EMPTY = new Checkpoint(0, new byte[0], new TreeMap<>());
 
+  /**
+   * @throws IllegalArgumentException if a number is negative or a pending txid is not after {@code committedTxid}
+   * @throws NullPointerException if an argument is null
+   */
   public Checkpoint {
     if (committedTxid < 0) {
       throw new IllegalArgumentException("committedTxid must be >= 0, was " + committedTxid);
+    }
+    if (attemptCeiling < 0 || txidWindow < 0) {
+      throw new IllegalArgumentException("attemptCeiling (" + attemptCeiling + ") and txidWindow (" + txidWindow
+          + ") must be >= 0");
     }
     Objects.requireNonNull(committedMetadata, "committedMetadata");
     TreeMap<Long, byte[]> copy = new TreeMap<>(Objects.requireNonNull(pendingMetadata, "pendingMetadata"));
@@ -33,6 +47,30 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
     pendingMetadata = Collections.unmodifiableSortedMap(copy);
   }
 
+  /** A checkpoint without an attempt reservation. */
+  public Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata) {
+    this(committedTxid, committedMetadata, pendingMetadata, 0, 0);
+  }
+
+  /** @return this checkpoint with the attempt reservation raised to at least the given values (never lowered) */
+  public Checkpoint withReservation(long attemptCeiling, long txidWindow) {
+    return new Checkpoint(committedTxid, committedMetadata, pendingMetadata,
+        Math.max(this.attemptCeiling, attemptCeiling), Math.max(this.txidWindow, txidWindow));
+  }
+
+  /** @return the checkpoint after committing batch {@code txid} with {@code metadata}, keeping the reservation */
+  public Checkpoint committed(long txid, byte[] metadata) {
+    return new Checkpoint(txid, metadata.clone(), new TreeMap<>(pendingMetadata.tailMap(txid + 1)), attemptCeiling,
+        txidWindow);
+  }
+
+  /** @return this checkpoint with {@code metadata} recorded as pending for {@code txid}, keeping the reservation */
+  public Checkpoint withPending(long txid, byte[] metadata) {
+    TreeMap<Long, byte[]> pending = new TreeMap<>(pendingMetadata);
+    pending.put(txid, metadata.clone());
+    return new Checkpoint(committedTxid, committedMetadata, pending, attemptCeiling, txidWindow);
+  }
+
   /** @return whether any batch was ever committed */
   public boolean hasCommitted() {
     return committedTxid > 0;
@@ -41,6 +79,7 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof Checkpoint other) || other.committedTxid != committedTxid
+        || other.attemptCeiling != attemptCeiling || other.txidWindow != txidWindow
         || !Arrays.equals(other.committedMetadata, committedMetadata)
         || !other.pendingMetadata.keySet().equals(pendingMetadata.keySet())) {
       return false;
@@ -57,6 +96,6 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   @Override
   public String toString() {
     return "Checkpoint[committedTxid=" + committedTxid + ", metadata=" + committedMetadata.length + " bytes, pending="
-        + pendingMetadata.keySet() + "]";
+        + pendingMetadata.keySet() + ", attemptCeiling=" + attemptCeiling + ", txidWindow=" + txidWindow + "]";
   }
 }

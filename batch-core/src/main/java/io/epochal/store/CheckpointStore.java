@@ -16,20 +16,42 @@ public interface CheckpointStore {
   Checkpoint load(String pipeline);
 
   /**
-   * Records the metadata of started batch {@code txid} before any of its records is emitted.
+   * Records the metadata of started batch {@code txid} before any of its records is emitted; keeps the attempt
+   * reservation.
    *
+   * @throws io.epochal.errors.EpochalException (not retryable) if {@code txid} is already committed
    * @throws io.epochal.errors.StoreException if the store cannot be written
    */
   void recordPending(String pipeline, long txid, byte[] metadata);
 
   /**
-   * Records batch {@code txid} as committed with its spout metadata, and drops pending metadata up to {@code txid}.
+   * Records batch {@code txid} as committed with its spout metadata, and drops pending metadata up to {@code txid};
+   * keeps the attempt reservation.
    *
-   * @throws IllegalStateException if {@code txid} is not the committed txid plus one (commits are strictly ordered)
+   * @throws io.epochal.errors.EpochalException (not retryable) if {@code txid} is not the committed txid plus one
+   *     (commits are strictly ordered: another writer committed, or the checkpoint was reset)
    * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
    *     coordinator re-reads the checkpoint with {@link #load}
    */
   void commit(String pipeline, long txid, byte[] metadata);
+
+  /**
+   * Raises {@code pipeline}'s attempt reservation ({@link Checkpoint#attemptCeiling()},
+   * {@link Checkpoint#txidWindow()}) to at least the given values, atomically and durably, leaving the rest of the
+   * checkpoint as it is. The engine calls it before it numbers an emission above the reserved ceiling or runs more
+   * batches in flight than the reserved window (normally once when a pipeline starts), so that a restarted pipeline
+   * can number the attempts of every txid an earlier run may have started (those up to {@code committedTxid +
+   * txidWindow}) above that run's attempts: the attempt number of a txid strictly grows, also across restarts.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: the engine then keeps the reservation in memory only
+   * (attempts after a restart may repeat an earlier run's numbers) and logs a warning. Wrappers must forward it.
+   *
+   * @throws io.epochal.errors.StoreException if the store cannot be written
+   * @since 0.2.0
+   */
+  default void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+    throw new UnsupportedOperationException(describe() + " keeps no attempt reservation");
+  }
 
   /**
    * The current attempt of batch {@code txid} failed: drop whatever this store buffered for it (the epoch protocol

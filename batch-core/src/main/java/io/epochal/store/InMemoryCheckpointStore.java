@@ -1,12 +1,13 @@
 package io.epochal.store;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A {@link CheckpointStore} in memory, for tests and examples. Each instance is its own store; share it between
- * pipeline runs to model a restart. Thread-safe; each call is atomic.
+ * pipeline runs to model a restart (attempt reservations included). Thread-safe; each call is atomic.
  */
 public final class InMemoryCheckpointStore implements CheckpointStore {
   private final ConcurrentHashMap<String, Checkpoint> checkpoints = new ConcurrentHashMap<>();
@@ -22,12 +23,11 @@ public final class InMemoryCheckpointStore implements CheckpointStore {
     checkpoints.compute(pipeline, (name, current) -> {
       Checkpoint base = current == null ? Checkpoint.EMPTY : current;
       if (txid <= base.committedTxid()) {
-        throw new IllegalStateException("pipeline " + pipeline + ": cannot record pending txid " + txid
-            + ", txid " + base.committedTxid() + " is already committed");
+        throw new EpochalException("pipeline " + pipeline + ": cannot record pending txid " + txid
+            + ", txid " + base.committedTxid() + " is already committed", null, false,
+            ErrorContext.NONE.withPipeline(pipeline).withTxid(txid));
       }
-      TreeMap<Long, byte[]> pending = new TreeMap<>(base.pendingMetadata());
-      pending.put(txid, metadata.clone());
-      return new Checkpoint(base.committedTxid(), base.committedMetadata(), pending);
+      return base.withPending(txid, metadata);
     });
   }
 
@@ -37,12 +37,18 @@ public final class InMemoryCheckpointStore implements CheckpointStore {
     checkpoints.compute(pipeline, (name, current) -> {
       Checkpoint base = current == null ? Checkpoint.EMPTY : current;
       if (txid != base.committedTxid() + 1) {
-        throw new IllegalStateException("pipeline " + pipeline + ": commit of txid " + txid
-            + " out of order, last committed txid is " + base.committedTxid());
+        throw new EpochalException("pipeline " + pipeline + ": commit of txid " + txid
+            + " out of order, last committed txid is " + base.committedTxid(), null, false,
+            ErrorContext.NONE.withPipeline(pipeline).withTxid(txid));
       }
-      TreeMap<Long, byte[]> pending = new TreeMap<>(base.pendingMetadata().tailMap(txid + 1));
-      return new Checkpoint(txid, metadata.clone(), pending);
+      return base.committed(txid, metadata);
     });
+  }
+
+  @Override
+  public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+    checkpoints.compute(Objects.requireNonNull(pipeline, "pipeline"),
+        (name, current) -> (current == null ? Checkpoint.EMPTY : current).withReservation(attemptCeiling, txidWindow));
   }
 
   @Override

@@ -1,16 +1,21 @@
 package io.epochal.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateAheadException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -163,16 +168,39 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(1, null)).getMessage());
   }
 
+  /** Null keys are bad records (finding 5/11: not an NPE, which the engine would retry). */
   @Test
   public void shouldRejectNullKeysBeforeTouchingTheStore() {
     Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
     updaters.put(null, plus(1));
     Map<String, Long> values = new HashMap<>();
     values.put(null, 1L);
-    assertEquals("key", assertThrows(NullPointerException.class,
-        () -> map.multiGet(1, Arrays.asList("a", null))).getMessage());
-    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
-    assertEquals("key", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
+    for (InvalidRecordException e : List.of(
+        assertThrows(InvalidRecordException.class, () -> map.multiGet(1, Arrays.asList("a", null))),
+        assertThrows(InvalidRecordException.class, () -> map.multiUpdate(1, updaters)),
+        assertThrows(InvalidRecordException.class, () -> map.multiPut(1, values)))) {
+      assertTrue(e.getMessage().contains("null key"), e.getMessage());
+      assertEquals(Optional.of(TABLE), e.context().table());
+      assertFalse(EpochalException.isRetryable(e));
+    }
+    assertEquals(List.of(), store.gets());
+    assertEquals(List.of(), store.puts());
+  }
+
+  /** Finding 6: a key compared by identity would make equal-looking keys two cells. */
+  @Test
+  public void shouldRejectKeysWithoutValueEqualityBeforeTouchingTheStore() {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    MapState<Object, Long> raw = (MapState) map;
+    raw.beginCommit(1);
+    for (Object key : new Object[] {new byte[] {1}, new StringBuilder("a"), List.of("a", new byte[] {1})}) {
+      InvalidRecordException e = assertThrows(InvalidRecordException.class,
+          () -> raw.multiUpdate(1, Map.of(key, stored -> 1L)));
+      assertTrue(e.getMessage().contains("identity"), e.getMessage());
+      assertEquals(Optional.of(TABLE), e.context().table());
+      assertThrows(InvalidRecordException.class, () -> raw.multiGet(1, List.of(key)));
+      assertThrows(InvalidRecordException.class, () -> raw.multiPut(1, Map.of(key, 1L)));
+    }
     assertEquals(List.of(), store.gets());
     assertEquals(List.of(), store.puts());
   }
@@ -184,15 +212,23 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     Map<String, Long> values = new HashMap<>();
     values.put("a", null);
     assertEquals("updater", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
-    assertEquals("value", assertThrows(NullPointerException.class, () -> map.multiPut(1, values)).getMessage());
+    InvalidRecordException e = assertThrows(InvalidRecordException.class, () -> map.multiPut(1, values));
+    assertTrue(e.getMessage().contains("null value put for key 'a' of table 'counts' (txid 1)"), e.getMessage());
+    assertEquals(OptionalLong.of(1), e.context().txid());
     assertEquals(List.of(), store.puts());
   }
 
+  /** Finding 5: an updater's null was a (retried) NullPointerException; it is a fatal error naming table, key, txid. */
   @Test
-  public void shouldRejectUpdaterReturningNullNamingKeyAndTable() {
-    NullPointerException e = assertThrows(NullPointerException.class,
-        () -> map.multiUpdate(1, Map.of("a", stored -> null)));
-    assertEquals("updater returned null for key 'a' of table 'counts'", e.getMessage());
+  public void shouldRejectUpdaterReturningNullNamingKeyTableAndTxid() {
+    InvalidRecordException e = assertThrows(InvalidRecordException.class,
+        () -> map.multiUpdate(3, Map.of("a", stored -> null)));
+    assertTrue(e.getMessage().startsWith("updater returned null for key 'a' of table 'counts' (txid 3)"),
+        e.getMessage());
+    assertEquals(Optional.of(TABLE), e.context().table());
+    assertEquals(Optional.of("a"), e.context().key());
+    assertEquals(OptionalLong.of(3), e.context().txid());
+    assertFalse(e.retryable());
     assertEquals(List.of(), store.puts());
   }
 

@@ -98,6 +98,11 @@ final class RandomFaults {
       }
 
       @Override
+      public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+        store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
+      }
+
+      @Override
       public void abort(String pipeline, long txid) {
         store.abort(pipeline, txid);
       }

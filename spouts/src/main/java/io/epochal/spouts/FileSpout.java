@@ -177,11 +177,11 @@ public final class FileSpout implements PartitionedTransactionalSpout<String, Fi
   /**
    * {@inheritDoc}
    *
-   * @throws SourceChangedException if the file was deleted, is shorter than {@code metadata.end()}, or its bytes in
-   *     the range no longer match the CRC-32; nothing is emitted then
+   * @throws SourceChangedException if the file was deleted, is shorter than {@code metadata.end()}, its bytes in
+   *     the range no longer match the CRC-32, or {@code metadata} does not end just after a {@code '\n'} (not cut by
+   *     this spout); nothing is emitted then (not retryable)
    * @throws InvalidRecordException if a line of the range is not valid UTF-8; nothing is emitted then
-   * @throws IllegalArgumentException if {@code partition} is not one of this spout's files, or {@code metadata}
-   *     does not end just after a {@code '\n'} (not cut by this spout)
+   * @throws IllegalArgumentException if {@code partition} is not one of this spout's files
    * @throws UncheckedIOException on an I/O error
    */
   @Override
@@ -219,9 +219,8 @@ public final class FileSpout implements PartitionedTransactionalSpout<String, Fi
             "the bytes now have CRC-32 " + String.format("%08x", read.crc()) + " (rewritten)");
       }
       if (read.lastLineEnd() != metadata.end()) {
-        throw new IllegalArgumentException("Spout " + name + ": " + metadata + " of file " + partition
-            + " does not end on a line boundary (last complete line ends at byte " + read.lastLineEnd()
-            + "); it was not cut by this spout");
+        throw changed(attempt, partition, metadata, "the range does not end on a line boundary (the last complete "
+            + "line ends at byte " + read.lastLineEnd() + "): it was not cut by this spout, and no replay can emit it");
       }
     } catch (NoSuchFileException e) {
       throw changed(attempt, partition, metadata, "the file was deleted");

@@ -367,6 +367,11 @@ public final class FaultInjector {
       }
 
       @Override
+      public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+        store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
+      }
+
+      @Override
       public void abort(String pipeline, long txid) {
         store.abort(pipeline, txid);
       }

@@ -609,6 +609,11 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     }
 
     @Override
+    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+      store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
+    }
+
+    @Override
     public void abort(String pipeline, long txid) {
       synchronized (staged) {
         staged.remove(txid);

@@ -72,6 +72,10 @@ class TableStorePipelineTest {
       StateCorruptedException e = assertThrows(StateCorruptedException.class, second::runUntilIdle);
       assertTrue(e.getMessage().contains("'wc/counts'") && e.getMessage().contains("'a'")
           && e.getMessage().contains("txid 1"), e.getMessage());
+      // issue 10, finding 12: the cell's txid is known, so the context has it
+      assertEquals(java.util.OptionalLong.of(1), e.context().txid());
+      assertEquals(java.util.Optional.of("wc/counts"), e.context().table());
+      assertEquals(java.util.Optional.of("a"), e.context().key());
       assertEquals(1, second.lastCommittedTxid());
     }
     assertEquals(before, rows(store), "nothing may be overwritten after a corruption");

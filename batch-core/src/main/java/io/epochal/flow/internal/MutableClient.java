@@ -1,6 +1,8 @@
 package io.epochal.flow.internal;
 
 import io.epochal.cache.CacheRegion;
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.flow.StateAccessor;
 import io.epochal.flow.StateClient;
@@ -113,7 +115,7 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
       return Objects.requireNonNull(layout.read(row), "layout " + layout.id() + " decoded null");
     } catch (RuntimeException ex) {
       throw new StateCorruptedException(table.path(), key.describeParts(),
-          "none (Flow state rows carry no txid; read in epoch " + e.txid + ")", ex);
+          "no txid: Flow state rows carry none; read in epoch " + e.txid, java.util.OptionalLong.of(e.txid), ex);
     }
   }
 
@@ -188,8 +190,7 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     @Override
     public void set(S newValue) {
       checkLive();
-      Objects.requireNonNull(newValue, "value");
-      value = spec.isEmpty(newValue) ? Optional.empty() : Optional.of(newValue);
+      value = spec.isEmpty(requireValue(newValue, "set")) ? Optional.empty() : Optional.of(newValue);
       dirty = true;
     }
 
@@ -197,10 +198,20 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     public S update(UnaryOperator<S> fn) {
       checkLive();
       Objects.requireNonNull(fn, "fn");
-      S next = Objects.requireNonNull(fn.apply(value.orElse(spec.defaultValue())),
-          "update of state '" + spec.name() + "' returned null");
+      S next = requireValue(fn.apply(value.orElse(spec.defaultValue())), "update");
       set(next);
       return next;
+    }
+
+    /** A null value is a bad record: not retryable, naming the state's table, the key and the epoch. */
+    private S requireValue(S newValue, String what) {
+      if (newValue == null) {
+        String where = table == null ? spec.name() : table.path();
+        throw new InvalidRecordException(what + " of state '" + spec.name() + "' for key '" + key + "' got null (epoch "
+            + owner.txid + "); null values are errors, never stored (clear() empties a state)", null,
+            ErrorContext.of(where, key).withTxid(owner.txid));
+      }
+      return newValue;
     }
 
     @Override

@@ -2,12 +2,10 @@ package io.epochal.pipeline.internal;
 
 import io.epochal.errors.BatchFailedException;
 import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.GuaranteeNotDeliverableException;
 import io.epochal.errors.InvalidRecordException;
-import io.epochal.errors.LeaseLostException;
-import io.epochal.errors.SourceChangedException;
-import io.epochal.errors.StateAheadException;
-import io.epochal.errors.StateCorruptedException;
+import io.epochal.errors.StoreException;
 import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.pipeline.Pipeline;
@@ -34,6 +32,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -55,6 +54,16 @@ import org.slf4j.MDC;
  * records the batch as committed in the {@link CheckpointStore}. A failed attempt aborts every state, waits
  * (backoff) and replays the same txid; for opaque and non-transactional spouts the batches in flight behind it are
  * discarded and re-emitted after it, so no input range is ever emitted under two txids.
+ *
+ * <p>Failures: {@link EpochalException#isRetryable(Throwable)} decides. A retryable failure is replayed up to the
+ * {@link RetryPolicy}; any other (a typed non-retryable error, an {@link Error}, an I/O failure no retry fixes such as a
+ * full disk) stops the pipeline at its first occurrence, before any retry.
+ *
+ * <p>Attempt numbers: every emission of a txid gets an attempt number above every earlier emission of that txid, also
+ * across batches dropped behind a failed one and across restarts, as far as the checkpoint store keeps the reservation
+ * ({@link CheckpointStore#reserveAttempts}): a txid an earlier run may have started (up to its committed txid plus its
+ * window) continues above that run's reserved ceiling, any other txid begins at attempt 1. The reservation costs one
+ * checkpoint write when the pipeline starts its first batch, and another only when failures pile up on one txid.
  */
 public final class Engine implements Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -83,6 +92,19 @@ public final class Engine implements Pipeline {
   private long committedTxid;
   private Optional<Object> committedMeta;
   private SortedMap<Long, byte[]> recoveredPending;
+
+  /** The attempt ceiling of earlier runs, as loaded: txids up to {@link #inheritedHorizon} start above it. */
+  private final long inheritedCeiling;
+  /** The last txid an earlier run may have started: the loaded committed txid plus the reserved window. */
+  private final long inheritedHorizon;
+  /** What this run reserved so far (initially what earlier runs reserved). */
+  private long attemptCeiling;
+  private long txidWindow;
+  /** Attempt numbers reserved at a time: enough for one run's attempts of a txid unless failures pile up. */
+  private final long attemptBlock;
+  private boolean reservationsPersist = true;
+  /** The highest attempt number this run started, per txid not yet committed. */
+  private final TreeMap<Long, Integer> lastAttempt = new TreeMap<>();
   private boolean closed;
   private boolean failed;
 
@@ -127,6 +149,11 @@ public final class Engine implements Pipeline {
         ? Optional.of(spout.metadataCodec().decode(checkpoint.committedMetadata()))
         : Optional.empty();
     this.recoveredPending = checkpoint.pendingMetadata();
+    this.inheritedCeiling = checkpoint.attemptCeiling();
+    this.inheritedHorizon = checkpoint.committedTxid() + checkpoint.txidWindow();
+    this.attemptCeiling = inheritedCeiling;
+    this.txidWindow = checkpoint.txidWindow();
+    this.attemptBlock = Math.max(1L, (long) config.retryPolicy().maxAttempts() * config.maxBatchesInFlight());
     if (checkpoint.hasCommitted()) {
       LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
           committedTxid, recoveredPending.size());
@@ -315,7 +342,10 @@ public final class Engine implements Pipeline {
   /** One batch between its first emission and its commit. */
   private static final class InFlight {
     final long txid;
-    int attempt = 1;
+    /** The attempt number of the current emission; 0 before the first one. */
+    int attempt;
+    /** How many tries of this batch began (the retry policy counts them). */
+    int tries = 1;
     /** The batch's metadata once known (transactional: fixed before emission; opaque: after emission). */
     Optional<Object> meta = Optional.empty();
     byte[] metaBytes;
@@ -328,7 +358,7 @@ public final class Engine implements Pipeline {
     }
 
     BatchAttempt attemptId() {
-      return new BatchAttempt(txid, attempt);
+      return new BatchAttempt(txid, Math.max(1, attempt));
     }
   }
 
@@ -397,13 +427,25 @@ public final class Engine implements Pipeline {
 
   /** Emits the batch (this attempt) on the coordinator thread, then schedules its process phase. */
   private void emitAndProcess(InFlight batch, Optional<Object> previous) {
-    ListCollector out = new ListCollector(spout.name(), batch.attemptId());
+    ListCollector out;
+    try {
+      batch.attempt = nextAttempt(batch.txid);
+      out = new ListCollector(spout.name(), batch.attemptId(), context(batch.txid));
+    } catch (RuntimeException e) {
+      batch.records = 0;
+      batch.processed = CompletableFuture.failedFuture(e);
+      return;
+    }
     try {
       if (spout instanceof TransactionalSpout<Object, Object> tx) {
         tx.emit(batch.attemptId(), batch.meta.orElseThrow(), out);
       } else if (spout instanceof OpaqueSpout<Object, Object> op) {
-        Object meta = Objects.requireNonNull(op.emit(batch.attemptId(), previous, out),
-            "opaque spout '" + spout.name() + "' returned null metadata");
+        Object meta = op.emit(batch.attemptId(), previous, out);
+        if (meta == null) {
+          throw new EpochalException("opaque spout '" + spout.name() + "' returned null metadata from emit ("
+              + batch.attemptId() + "); it must return the position after the emitted records", null, false,
+              context(batch.txid));
+        }
         batch.meta = Optional.of(meta);
         batch.metaBytes = op.metadataCodec().encode(meta);
       } else if ((Spout<?, ?>) spout instanceof NonTransactionalSpout<?> rawNt) {
@@ -418,27 +460,78 @@ public final class Engine implements Pipeline {
       return;
     }
     List<Object> records = out.records;
+    ErrorContext ctx = context(batch.txid);
     if (pool == null) {
       try {
-        batch.processed = CompletableFuture.completedFuture(processPhase(records));
+        batch.processed = CompletableFuture.completedFuture(processPhase(records, ctx));
       } catch (RuntimeException e) {
         batch.processed = CompletableFuture.failedFuture(e);
       }
     } else {
-      batch.processed = CompletableFuture.supplyAsync(() -> processPhase(records), pool);
+      batch.processed = CompletableFuture.supplyAsync(() -> processPhase(records, ctx), pool);
     }
   }
 
+  /** The pipeline and {@code txid}, for errors. */
+  private ErrorContext context(long txid) {
+    return ErrorContext.NONE.withPipeline(config.name()).withTxid(txid);
+  }
+
+  /**
+   * The attempt number of a new emission of {@code txid}: above every earlier emission of it in this run, and above
+   * the inherited ceiling if an earlier run may have started it; reserved in the checkpoint store before use.
+   */
+  private int nextAttempt(long txid) {
+    Integer last = lastAttempt.get(txid);
+    long floor = last != null ? last : txid <= inheritedHorizon ? inheritedCeiling : 0;
+    long attempt = floor + 1;
+    if (attempt > Integer.MAX_VALUE) {
+      throw new EpochalException("Pipeline '" + config.name() + "': the attempt numbers of txid " + txid
+          + " are exhausted (" + floor + " reserved by earlier runs and failures); no attempt number above them is "
+          + "left. Run the pipeline under a new name (a new checkpoint).", null, false, context(txid));
+    }
+    reserve(attempt);
+    lastAttempt.put(txid, (int) attempt);
+    return (int) attempt;
+  }
+
+  /**
+   * Makes sure {@code attempt} and this run's window are covered by the persisted reservation (one write when not).
+   * The window bounds which txids this run can start: never more than {@code maxBatchesInFlight} above the committed
+   * txid, which only grows, so a later run knows every txid this one may have started.
+   */
+  private void reserve(long attempt) {
+    long window = config.maxBatchesInFlight();
+    if (attempt <= attemptCeiling && window <= txidWindow) {
+      return;
+    }
+    long ceiling = attempt <= attemptCeiling ? attemptCeiling
+        : Math.min(Integer.MAX_VALUE, attempt - 1 + attemptBlock);
+    long reservedWindow = Math.max(window, txidWindow);
+    if (reservationsPersist) {
+      try {
+        config.checkpointStore().reserveAttempts(config.name(), ceiling, reservedWindow);
+      } catch (UnsupportedOperationException e) {
+        reservationsPersist = false;
+        LOG.warn("pipeline '{}': checkpoint store {} does not keep attempt reservations, so after a restart an "
+            + "attempt of a txid may repeat the number of an earlier run's attempt ({})", config.name(),
+            config.checkpointStore().describe(), e.getMessage());
+      }
+    }
+    attemptCeiling = ceiling;
+    txidWindow = reservedWindow;
+  }
+
   /** Runs every node that needs no state, plus the pre-aggregation of aggregates fed by such nodes. */
-  private Object[] processPhase(List<Object> records) {
+  private Object[] processPhase(List<Object> records, ErrorContext ctx) {
     Object[] outputs = new Object[nodes.size()];
     for (Node node : nodes) {
       if (node instanceof Node.Source) {
         outputs[node.id] = records;
       } else if (node.preState && node instanceof Node.Stateless op) {
-        outputs[node.id] = op.apply(outputs[node.parent.id]);
+        outputs[node.id] = op.apply(outputs[node.parent.id], ctx);
       } else if (node instanceof Node.Aggregate agg && agg.parent.preState) {
-        outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id]));
+        outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id], ctx));
       }
     }
     for (Node node : nodes) {
@@ -458,22 +551,23 @@ public final class Engine implements Pipeline {
   private void commitHead(InFlight head) {
     Object[] outputs = awaitProcessed(head);
     BatchAttempt batch = head.attemptId();
+    ErrorContext ctx = context(head.txid);
     for (Node node : nodes) {
       if (node instanceof Node.Source || node.preState) {
         continue;
       }
       Object input = outputs[node.parent.id];
       if (node instanceof Node.Stateless op) {
-        outputs[node.id] = op.apply(input);
+        outputs[node.id] = op.apply(input, ctx);
       } else if (node instanceof Node.Aggregate agg) {
         List<Map<Object, Object>> pre = outputs[node.id] instanceof PreAggregated p ? p.parts()
-            : agg.preAggregate(input);
-        outputs[node.id] = applyAggregate(agg, batch, pre);
+            : agg.preAggregate(input, ctx);
+        outputs[node.id] = applyAggregate(agg, batch, pre, ctx);
       } else if (node instanceof Node.Persist persist) {
         applyPersist(persist, batch, input);
         outputs[node.id] = List.of();
       } else if (node instanceof Node.Query query) {
-        outputs[node.id] = applyQuery(query, batch, input);
+        outputs[node.id] = applyQuery(query, batch, input, ctx);
       } else {
         throw new IllegalStateException("unexpected node " + node);
       }
@@ -492,21 +586,23 @@ public final class Engine implements Pipeline {
       if (cause instanceof Error err) {
         throw err;
       }
-      throw new EpochalException("process phase of txid " + head.txid + " failed", cause);
+      throw new EpochalException("process phase of txid " + head.txid + " failed: " + cause, cause,
+          EpochalException.isRetryable(cause), context(head.txid));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new EpochalException("interrupted while waiting for txid " + head.txid, e);
+      throw new EpochalException("interrupted while waiting for txid " + head.txid, e, false, context(head.txid));
     }
   }
 
-  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts) {
+  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts,
+      ErrorContext ctx) {
     State[] partStates = states.get(agg.stateName);
     List<List<Object>> outs = emptyParts(parts.size());
     boolean keepNewValues = consumed[agg.id];
     forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
-      outs.set(p, agg.applyPartition(state, batch, parts.get(p), keepNewValues));
+      outs.set(p, agg.applyPartition(state, batch, parts.get(p), keepNewValues, ctx));
       state.commit(batch.txid());
     });
     return concat(outs);
@@ -524,22 +620,29 @@ public final class Engine implements Pipeline {
   }
 
   @SuppressWarnings("unchecked")
-  private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input) {
+  private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input, ErrorContext ctx) {
     List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
     int partitions = config.partitions();
     List<List<Object>> parts = emptyParts(partitions);
+    ErrorContext where = ctx.withTable(query.stateName);
     for (Object r : records) {
       Object key = query.keyFn.apply(r);
       if (key == null) {
         throw new InvalidRecordException("stateQuery on state '" + query.stateName + "' got a null key for record "
-            + r + " (" + batch + ")");
+            + r + " (" + batch + ")", null, where);
       }
-      parts.get(KeyPartitioner.partition(key, partitions)).add(r);
+      int p;
+      try {
+        p = KeyPartitioner.partition(key, partitions);
+      } catch (InvalidRecordException e) {
+        throw Node.refusedKey(query, key, r, where, e);
+      }
+      parts.get(p).add(r);
     }
     State[] partStates = states.get(query.stateName);
     List<List<Object>> outs = emptyParts(partitions);
     forEachPartition(partitions, p -> !parts.get(p).isEmpty(),
-        p -> outs.set(p, query.applyPartition(partStates[p], batch, parts.get(p))));
+        p -> outs.set(p, query.applyPartition(partStates[p], batch, parts.get(p), ctx)));
     return concat(outs);
   }
 
@@ -607,11 +710,13 @@ public final class Engine implements Pipeline {
         Throwable cause = e.getCause();
         if (first == null || cause instanceof Error && !(first instanceof Error)) {
           first = cause instanceof RuntimeException || cause instanceof Error ? cause
-              : new EpochalException("a partition task failed: " + cause, cause);
+              : new EpochalException("a partition task failed: " + cause, cause, EpochalException.isRetryable(cause),
+                  ErrorContext.NONE.withPipeline(config.name()));
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        first = first != null ? first : new EpochalException("interrupted while waiting for partitions", e);
+        first = first != null ? first : new EpochalException("interrupted while waiting for partitions", e, false,
+            ErrorContext.NONE.withPipeline(config.name()));
       }
     }
     if (first != null) {
@@ -643,6 +748,7 @@ public final class Engine implements Pipeline {
   private void onCommitted(InFlight head, long nanos) {
     committedTxid = head.txid;
     committedMeta = head.meta;
+    lastAttempt.headMap(head.txid, true).clear();
     if (!recoveredPending.isEmpty()) {
       recoveredPending = recoveredPending.tailMap(head.txid + 1);
     }
@@ -655,7 +761,7 @@ public final class Engine implements Pipeline {
     } catch (RuntimeException e) {
       LOG.warn("spout '{}' success({}) failed; the batch stays committed", spout.name(), head.txid, e);
     }
-    BatchReport report = new BatchReport(head.txid, head.attempt, head.records, nanos);
+    BatchReport report = new BatchReport(head.txid, head.tries, head.records, nanos);
     for (PipelineListener l : config.listeners()) {
       l.onBatchCommitted(report);
     }
@@ -665,26 +771,28 @@ public final class Engine implements Pipeline {
 
   private void handleFailure(InFlight head, Throwable error) {
     abortStates(head.txid);
-    if (isFatal(error)) {
-      LOG.error("pipeline '{}' stops at txid {}: {}", config.name(), head.txid, error.getMessage());
-      throwUnchecked(error);
+    if (!EpochalException.isRetryable(error)) {
+      Throwable stop = stopping(head, error);
+      LOG.error("pipeline '{}' stops at txid {} without retrying (no retry can fix this): {}", config.name(),
+          head.txid, stop.getMessage());
+      throwUnchecked(stop);
     }
     failedAttempts++;
     BatchAttempt attempt = head.attemptId();
     for (PipelineListener l : config.listeners()) {
       l.onAttemptFailed(attempt, error);
     }
-    if (head.attempt >= config.retryPolicy().maxAttempts()) {
-      throw new BatchFailedException(config.name(), head.txid, head.attempt, error);
+    if (head.tries >= config.retryPolicy().maxAttempts()) {
+      throw new BatchFailedException(config.name(), head.txid, head.tries, error);
     }
     LOG.warn("pipeline '{}' {} failed, replaying: {}", config.name(), attempt, error.toString());
     try {
-      config.sleeper().sleep(config.retryPolicy().backoffAfter(head.attempt));
+      config.sleeper().sleep(config.retryPolicy().backoffAfter(head.tries));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new BatchFailedException(config.name(), head.txid, head.attempt, e);
+      throw new BatchFailedException(config.name(), head.txid, head.tries, e);
     }
-    head.attempt++;
+    head.tries++;
     if (spout.kind() != io.epochal.spout.SpoutKind.TRANSACTIONAL || head.meta.isEmpty()) {
       // Later batches were cut after this one's old emission: drop them, they are emitted again after it.
       while (inFlight.size() > 1) {
@@ -731,12 +839,17 @@ public final class Engine implements Pipeline {
     }
   }
 
-  /** Errors that a replay cannot fix: the pipeline stops at once. */
-  static boolean isFatal(Throwable e) {
-    return e instanceof InvalidRecordException || e instanceof StateAheadException
-        || e instanceof SourceChangedException || e instanceof LeaseLostException
-        || e instanceof StateCorruptedException || e instanceof GuaranteeNotDeliverableException
-        || e instanceof Error;
+  /**
+   * What a non-retryable failure surfaces as: itself, except an I/O failure no retry fixes that is not already an
+   * {@link EpochalException}, which becomes a non-retryable {@link StoreException} saying what to do (free disk space,
+   * remount read-write, ...) and naming the pipeline and txid, with the original as its cause.
+   */
+  private Throwable stopping(InFlight head, Throwable error) {
+    if (error instanceof EpochalException || error instanceof Error || !StoreException.isUnfixableIo(error)) {
+      return error;
+    }
+    return StoreException.io("Pipeline '" + config.name() + "' stopped at txid " + head.txid, error,
+        context(head.txid));
   }
 
   private static void throwUnchecked(Throwable e) {
@@ -763,16 +876,18 @@ public final class Engine implements Pipeline {
     final List<Object> records = new ArrayList<>();
     private final String spout;
     private final BatchAttempt attempt;
+    private final ErrorContext context;
 
-    ListCollector(String spout, BatchAttempt attempt) {
+    ListCollector(String spout, BatchAttempt attempt, ErrorContext context) {
       this.spout = spout;
       this.attempt = attempt;
+      this.context = context;
     }
 
     @Override
     public void emit(Object record) {
       if (record == null) {
-        throw new InvalidRecordException("spout '" + spout + "' emitted a null record in " + attempt);
+        throw new InvalidRecordException("spout '" + spout + "' emitted a null record in " + attempt, null, context);
       }
       records.add(record);
     }

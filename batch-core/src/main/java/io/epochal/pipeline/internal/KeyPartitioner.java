@@ -2,15 +2,26 @@ package io.epochal.pipeline.internal;
 
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.hash.FarmHash;
+import io.epochal.pipeline.Bytes;
+import io.epochal.state.internal.ValueKeys;
 import java.util.List;
 
 /**
  * Maps a key to its partition: {@code farm_hash(key) mod partitions} (unsigned), where {@code farm_hash} is
  * YTsaurus' function, so that group-by partitions line up with {@code hash}-sharded tablets. Supported key types:
- * {@link String}, integral numbers (int64), {@link Boolean}, {@link Double}, {@code byte[]}, and a {@link List} of
- * those (a composite key, hashed as {@code farm_hash(k1, k2, ...)}).
+ * {@link String} (hashed as UTF-8), integral numbers (int64), {@link Boolean}, {@link Double}, {@link Bytes} (hashed
+ * as its bytes, like a YTsaurus {@code string}), and a {@link List} of those (a composite key, hashed as
+ * {@code farm_hash(k1, k2, ...)}).
+ *
+ * <p>Refused with {@link InvalidRecordException} (not retryable: the same record fails again): a null key or key part,
+ * an array key such as {@code byte[]} (identity equality: two arrays with the same bytes would be two keys; the message
+ * offers {@link Bytes}), any other unsupported type, and a string with an unpaired surrogate (it has no UTF-8 form, so
+ * no store can hold it and its hash would collide with the string that has {@code '?'} in its place).
  */
 public final class KeyPartitioner {
+  private static final String SUPPORTED = "use a String, a long, a boolean, a double, io.epochal.pipeline.Bytes "
+      + "(Bytes.of(array) for bytes) or a List of those";
+
   private KeyPartitioner() {
   }
 
@@ -19,27 +30,98 @@ public final class KeyPartitioner {
    */
   public static long hash(Object key) {
     if (key instanceof String s) {
-      return FarmHash.farmHash(s);
+      return FarmHash.farmHash(requireEncodable(s));
     }
     if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
       return FarmHash.farmHash(((Number) key).longValue());
     }
-    if (key instanceof Boolean || key instanceof Double || key instanceof byte[]) {
+    if (key instanceof Boolean || key instanceof Double) {
       return FarmHash.farmHash(key);
     }
+    if (key instanceof Bytes b) {
+      return FarmHash.farmHash((Object) b.toByteArray());
+    }
     if (key instanceof List<?> list) {
+      Object[] parts = new Object[list.size()];
+      int i = 0;
       for (Object part : list) {
         if (part == null || part instanceof List) {
           throw new InvalidRecordException("composite key " + list + " has a null or nested part");
         }
+        parts[i++] = hashablePart(part, list);
       }
-      return FarmHash.farmHash(list.toArray());
+      return FarmHash.farmHash(parts);
     }
+    throw unsupported(key, "key");
+  }
+
+  /** A part of a composite key as {@link FarmHash#farmHash(Object...)} takes it. */
+  private static Object hashablePart(Object part, List<?> key) {
+    if (part instanceof String s) {
+      return requireEncodable(s);
+    }
+    if (part instanceof Long || part instanceof Integer || part instanceof Short || part instanceof Byte
+        || part instanceof Boolean || part instanceof Double) {
+      return part;
+    }
+    if (part instanceof Bytes b) {
+      return b.toByteArray();
+    }
+    throw unsupported(part, "part of composite key " + ValueKeys.describe(key));
+  }
+
+  private static InvalidRecordException unsupported(Object key, String what) {
     if (key == null) {
-      throw new InvalidRecordException("null key");
+      return new InvalidRecordException("null " + what);
     }
-    throw new InvalidRecordException("key " + key + " has unsupported type " + key.getClass().getName()
-        + "; use String, long, boolean, double, byte[] or a List of those");
+    String identity = ValueKeys.whyNotValueKey(key);
+    if (identity != null) {
+      return new InvalidRecordException(what + " " + ValueKeys.describe(key) + " refused: " + identity);
+    }
+    return new InvalidRecordException(what + " " + ValueKeys.describe(key) + " has unsupported type "
+        + key.getClass().getName() + "; " + SUPPORTED);
+  }
+
+  /**
+   * @return {@code s}
+   * @throws InvalidRecordException if {@code s} holds an unpaired surrogate (no UTF-8 form)
+   */
+  static String requireEncodable(String s) {
+    int bad = unpairedSurrogate(s);
+    if (bad >= 0) {
+      throw new InvalidRecordException("key " + escaped(s) + " holds an unpaired surrogate (\\u"
+          + String.format("%04x", (int) s.charAt(bad)) + " at index " + bad + "), which has no UTF-8 form: no store can "
+          + "hold it faithfully. Fix the key (e.g. decode the input as UTF-8 with replacement) or use Bytes");
+    }
+    return s;
+  }
+
+  /** @return the index of the first unpaired surrogate of {@code s}, or -1 */
+  static int unpairedSurrogate(String s) {
+    for (int i = 0, n = s.length(); i < n; i++) {
+      char c = s.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private static String escaped(String s) {
+    StringBuilder sb = new StringBuilder("'");
+    for (int i = 0, n = Math.min(s.length(), 200); i < n; i++) {
+      char c = s.charAt(i);
+      if (Character.isSurrogate(c) || Character.isISOControl(c)) {
+        sb.append(String.format("\\u%04x", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.append(s.length() > 200 ? "...'" : "'").toString();
   }
 
   /**
@@ -57,16 +139,29 @@ public final class KeyPartitioner {
       if (partitions == 1 || !(key instanceof String s)) {
         return KeyPartitioner.partition(key, partitions);
       }
-      return FarmHash.partition(hash(s), partitions);
+      long h = asciiHash(s);
+      return FarmHash.partition(h != NOT_ASCII ? h : FarmHash.farmHash(requireEncodable(s)), partitions);
     }
 
-    /** Same as {@link FarmHash#farmHash(String)}. */
-    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the low byte of each (ASCII) char
+    /** Same as {@link FarmHash#farmHash(String)} (no check of unpaired surrogates: {@link #partition} checks). */
     public long hash(String s) {
+      long h = asciiHash(s);
+      return h != NOT_ASCII ? h : FarmHash.farmHash(s); // non-ASCII: the UTF-8 encoding differs from the chars
+    }
+
+    /**
+     * Marks a string that is not ASCII. An ASCII string whose hash happens to be this value only takes the slow path,
+     * which gives the same hash.
+     */
+    private static final long NOT_ASCII = 0;
+
+    /** The farm_hash of an ASCII string, or {@link #NOT_ASCII}. */
+    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the low byte of each (ASCII) char
+    private long asciiHash(String s) {
       int n = s.length();
       for (int i = 0; i < n; i++) {
         if (s.charAt(i) >= 0x80) {
-          return FarmHash.farmHash(s); // non-ASCII: the UTF-8 encoding differs from the chars
+          return NOT_ASCII;
         }
       }
       if (buffer.length < n) {
@@ -89,18 +184,25 @@ public final class KeyPartitioner {
     }
   }
 
-  /** The partition of {@code key} among {@code partitions}. */
+  /**
+   * The partition of {@code key} among {@code partitions}.
+   *
+   * @throws InvalidRecordException for a key {@link #hash} refuses (whatever the partition count)
+   */
   public static int partition(Object key, int partitions) {
     if (partitions == 1 && isScalar(key)) {
-      return 0; // a supported scalar key: nothing to check, nothing to hash
+      return 0; // a supported scalar key that needs no check: nothing to hash
     }
     long h = hash(key);
     return partitions == 1 ? 0 : FarmHash.partition(h, partitions);
   }
 
-  /** Whether {@code key} is one of the supported non-composite types (for which {@link #hash} cannot throw). */
+  /** Whether {@code key} is a supported non-composite key for which {@link #hash} cannot throw. */
   private static boolean isScalar(Object key) {
-    return key instanceof String || key instanceof Long || key instanceof Integer || key instanceof Short
-        || key instanceof Byte || key instanceof Boolean || key instanceof Double || key instanceof byte[];
+    if (key instanceof String s) {
+      return unpairedSurrogate(s) < 0;
+    }
+    return key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte
+        || key instanceof Boolean || key instanceof Double || key instanceof Bytes;
   }
 }

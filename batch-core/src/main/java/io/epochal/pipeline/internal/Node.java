@@ -1,5 +1,6 @@
 package io.epochal.pipeline.internal;
 
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.pipeline.CombinerAggregator;
 import io.epochal.pipeline.KeyValue;
@@ -69,7 +70,10 @@ abstract sealed class Node {
       super(id, label, parent);
     }
 
-    abstract Object apply(Object input);
+    /**
+     * @param ctx the pipeline and txid of the batch, for errors
+     */
+    abstract Object apply(Object input, ErrorContext ctx);
   }
 
   static final class MapOp extends Stateless {
@@ -81,11 +85,11 @@ abstract sealed class Node {
     }
 
     @Override
-    Object apply(Object input) {
+    Object apply(Object input, ErrorContext ctx) {
       List<?> in = (List<?>) input;
       List<Object> out = new ArrayList<>(in.size());
       for (Object r : in) {
-        out.add(nonNull(fn.apply(r), this, r));
+        out.add(nonNull(fn.apply(r), this, r, ctx));
       }
       return out;
     }
@@ -103,13 +107,13 @@ abstract sealed class Node {
     private volatile int expansion = 4;
 
     @Override
-    Object apply(Object input) {
+    Object apply(Object input, ErrorContext ctx) {
       List<?> in = (List<?>) input;
       List<Object> out = new ArrayList<>(Math.max(16, in.size() * expansion));
       for (Object r : in) {
-        Iterable<?> results = nonNull(fn.apply(r), this, r);
+        Iterable<?> results = nonNull(fn.apply(r), this, r, ctx);
         for (Object x : results) {
-          out.add(nonNull(x, this, r));
+          out.add(nonNull(x, this, r, ctx));
         }
       }
       if (!in.isEmpty()) {
@@ -128,7 +132,7 @@ abstract sealed class Node {
     }
 
     @Override
-    Object apply(Object input) {
+    Object apply(Object input, ErrorContext ctx) {
       List<?> in = (List<?>) input;
       List<Object> out = new ArrayList<>(in.size());
       for (Object r : in) {
@@ -152,16 +156,22 @@ abstract sealed class Node {
     }
 
     @Override
-    Object apply(Object input) {
+    Object apply(Object input, ErrorContext ctx) {
       List<?> in = (List<?>) input;
       KeyedBatch out = new KeyedBatch(partitions, partitions == 1 ? in.size() : in.size() / partitions + 64);
       KeyPartitioner.Hasher hasher = new KeyPartitioner.Hasher();
       for (Object r : in) {
         Object key = keyFn.apply(r);
         if (key == null) {
-          throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r);
+          throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r
+              + where(ctx), null, ctx);
         }
-        int p = hasher.partition(key, partitions);
+        int p;
+        try {
+          p = hasher.partition(key, partitions);
+        } catch (InvalidRecordException e) {
+          throw refusedKey(this, key, r, ctx, e);
+        }
         out.keys.get(p).add(key);
         out.records.get(p).add(r);
       }
@@ -176,7 +186,7 @@ abstract sealed class Node {
     }
 
     @Override
-    Object apply(Object input) {
+    Object apply(Object input, ErrorContext ctx) {
       KeyedBatch in = (KeyedBatch) input;
       List<Object> out = new ArrayList<>();
       for (List<Object> part : in.records) {
@@ -225,9 +235,10 @@ abstract sealed class Node {
 
     /** Process phase: per partition, key → partial value (combiner) or key → records (reducer). */
     @SuppressWarnings("unchecked")
-    List<Map<Object, Object>> preAggregate(Object input) {
+    List<Map<Object, Object>> preAggregate(Object input, ErrorContext ctx) {
       KeyedBatch in = (KeyedBatch) input;
       List<Map<Object, Object>> parts = new ArrayList<>(in.partitions());
+      ErrorContext state = ctx.withTable(stateName);
       for (int p = 0; p < in.partitions(); p++) {
         List<Object> keys = in.keys.get(p);
         List<Object> records = in.records.get(p);
@@ -237,11 +248,21 @@ abstract sealed class Node {
         }
         if (combiner != null) {
           HashMap<Object, Object> partial = new HashMap<>(Math.max(16, keys.size()));
-          BiFunction<Object, Object, Object> combine = combiner::combine; // one instance per partition, not per record
+          Combine combine = new Combine(state); // one instance per partition, not per record
           for (int i = 0, n = keys.size(); i < n; i++) {
             Object record = records.get(i);
-            Object value = nonNull(combiner.init(record), this, record);
-            partial.merge(keys.get(i), value, combine);
+            Object key = keys.get(i);
+            Object value;
+            try {
+              value = combiner.init(record);
+            } catch (ArithmeticException e) {
+              throw arithmetic("init", key, state, e);
+            }
+            if (value == null) {
+              throw returnedNull("init", key, state);
+            }
+            combine.key = key;
+            partial.merge(key, value, combine);
           }
           parts.add(partial);
         } else {
@@ -256,25 +277,80 @@ abstract sealed class Node {
     }
 
     /**
+     * The combiner's {@code combine} for {@link HashMap#merge}, which would silently remove the key on a null result:
+     * refuses null (and overflow) naming the key being merged. Not thread-safe: one per partition and batch.
+     */
+    private final class Combine implements BiFunction<Object, Object, Object> {
+      private final ErrorContext state;
+      Object key;
+
+      Combine(ErrorContext state) {
+        this.state = state;
+      }
+
+      @Override
+      public Object apply(Object left, Object right) {
+        return combined(key, left, right, state);
+      }
+    }
+
+    /** {@code combine(left, right)}, never null. */
+    Object combined(Object key, Object left, Object right, ErrorContext state) {
+      Object value;
+      try {
+        value = combiner.combine(left, right);
+      } catch (ArithmeticException e) {
+        throw arithmetic("combine", key, state, e);
+      }
+      if (value == null) {
+        throw returnedNull("combine", key, state);
+      }
+      return value;
+    }
+
+    private InvalidRecordException returnedNull(String what, Object key, ErrorContext state) {
+      return new InvalidRecordException("the aggregator of state '" + stateName + "' returned null from " + what
+          + " for key '" + key + "'" + where(state) + "; an aggregator must never return null (null values are errors, "
+          + "never dropped or stored)", null, state.withKey(key));
+    }
+
+    private InvalidRecordException arithmetic(String what, Object key, ErrorContext state, ArithmeticException e) {
+      return new InvalidRecordException("the aggregator of state '" + stateName + "' failed in " + what + " for key '"
+          + key + "'" + where(state) + ": " + e.getMessage() + ". The same input fails again, so the pipeline stops; "
+          + "use a wider value type (e.g. BigInteger) or fix the aggregator", e, state.withKey(key));
+    }
+
+    /**
      * Commit phase, one partition: the state's multiUpdate with one updater per key.
      *
      * @param newValues whether to return the updated values (only when a node consumes them)
+     * @param ctx the pipeline and txid of the batch, for errors
      * @return the updated key-values, or an empty list when {@code newValues} is false
      */
     @SuppressWarnings("unchecked")
-    List<Object> applyPartition(State state, BatchAttempt batch, Map<Object, Object> part, boolean newValues) {
+    List<Object> applyPartition(State state, BatchAttempt batch, Map<Object, Object> part, boolean newValues,
+        ErrorContext ctx) {
       MapState<Object, Object> map = (MapState<Object, Object>) state;
+      ErrorContext where = ctx.withTable(stateName);
       Map<Object, ValueUpdater<Object>> updaters;
       if (combiner != null) {
-        updaters = new CombinerUpdaters(part, combiner);
+        updaters = new CombinerUpdaters(part, this, where);
       } else {
         updaters = new HashMap<>(Math.max(16, part.size() * 2));
         for (Map.Entry<Object, Object> e : part.entrySet()) {
+          Object key = e.getKey();
           List<Object> records = (List<Object>) e.getValue();
-          updaters.put(e.getKey(), stored -> {
+          updaters.put(key, stored -> {
             Object acc = stored.isPresent() ? stored.get() : reducer.init();
             for (Object r : records) {
-              acc = nonNull(reducer.reduce(acc, r), this, r);
+              try {
+                acc = reducer.reduce(acc, r);
+              } catch (ArithmeticException ex) {
+                throw arithmetic("reduce", key, where, ex);
+              }
+              if (acc == null) {
+                throw returnedNull("reduce", key, where);
+              }
             }
             return acc;
           });
@@ -295,19 +371,21 @@ abstract sealed class Node {
   /**
    * The updaters of a combiner aggregate, {@code stored -> stored.isEmpty() ? partial : combine(stored, partial)} per
    * key, as a read-only view over the pre-aggregated partials: no second hash map per batch and partition. Iterates in
-   * the partials' order; updaters are made on access.
+   * the partials' order; updaters are made on access and refuse a null (or overflowing) combine naming the key.
    */
   static final class CombinerUpdaters extends AbstractMap<Object, ValueUpdater<Object>> {
     private final Map<Object, Object> partials;
-    private final CombinerAggregator<Object, Object> combiner;
+    private final Aggregate aggregate;
+    private final ErrorContext where;
 
-    CombinerUpdaters(Map<Object, Object> partials, CombinerAggregator<Object, Object> combiner) {
+    CombinerUpdaters(Map<Object, Object> partials, Aggregate aggregate, ErrorContext where) {
       this.partials = partials;
-      this.combiner = combiner;
+      this.aggregate = aggregate;
+      this.where = where;
     }
 
-    private ValueUpdater<Object> updater(Object partial) {
-      return stored -> stored.isEmpty() ? partial : combiner.combine(stored.get(), partial);
+    private ValueUpdater<Object> updater(Object key, Object partial) {
+      return stored -> stored.isEmpty() ? partial : aggregate.combined(key, stored.get(), partial, where);
     }
 
     @Override
@@ -323,7 +401,7 @@ abstract sealed class Node {
     @Override
     public ValueUpdater<Object> get(Object key) {
       Object partial = partials.get(key);
-      return partial == null ? null : updater(partial);
+      return partial == null ? null : updater(key, partial);
     }
 
     @Override
@@ -351,7 +429,7 @@ abstract sealed class Node {
             @Override
             public Map.Entry<Object, ValueUpdater<Object>> next() {
               Map.Entry<Object, Object> e = it.next();
-              return new AbstractMap.SimpleImmutableEntry<>(e.getKey(), updater(e.getValue()));
+              return new AbstractMap.SimpleImmutableEntry<>(e.getKey(), updater(e.getKey(), e.getValue()));
             }
           };
         }
@@ -388,26 +466,41 @@ abstract sealed class Node {
       this.query = (QueryFunction<State, Object, Object>) Objects.requireNonNull(query, "query");
     }
 
-    List<Object> applyPartition(State state, BatchAttempt batch, List<Object> records) {
+    List<Object> applyPartition(State state, BatchAttempt batch, List<Object> records, ErrorContext ctx) {
       List<Object> results = query.batchRetrieve(state, batch, records);
       if (results == null || results.size() != records.size()) {
         throw new InvalidRecordException("stateQuery on state '" + stateName + "' returned "
             + (results == null ? "null" : results.size() + " results") + " for " + records.size()
-            + " records (" + batch + "); it must return exactly one result per record");
+            + " records (" + batch + "); it must return exactly one result per record", null, ctx.withTable(stateName));
       }
       for (int i = 0; i < results.size(); i++) {
-        nonNull(results.get(i), this, records.get(i));
+        nonNull(results.get(i), this, records.get(i), ctx.withTable(stateName));
       }
       return results;
     }
   }
 
-  static <T> T nonNull(T value, Node node, Object record) {
+  static <T> T nonNull(T value, Node node, Object record, ErrorContext ctx) {
     if (value == null) {
-      throw new InvalidRecordException("operation " + node + " returned null for record " + record
-          + "; null records and values are errors, never dropped");
+      throw new InvalidRecordException("operation " + node + " returned null for record " + record + where(ctx)
+          + "; null records and values are errors, never dropped", null, ctx);
     }
     return value;
+  }
+
+  /** The key refusal of {@link KeyPartitioner}, with the node, the record and the batch. */
+  static InvalidRecordException refusedKey(Node node, Object key, Object record, ErrorContext ctx,
+      InvalidRecordException refusal) {
+    return new InvalidRecordException(node + ": " + refusal.getMessage() + " (record " + record + where(ctx) + ")",
+        refusal, ctx.withKey(key));
+  }
+
+  /** {@code " in pipeline 'p' txid t"}, as far as known. */
+  static String where(ErrorContext ctx) {
+    StringBuilder sb = new StringBuilder();
+    ctx.pipeline().ifPresent(p -> sb.append(" in pipeline '").append(p).append('\''));
+    ctx.txid().ifPresent(t -> sb.append(sb.length() == 0 ? " in" : "").append(" txid ").append(t));
+    return sb.toString();
   }
 
 }

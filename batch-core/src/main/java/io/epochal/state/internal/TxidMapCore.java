@@ -1,5 +1,7 @@
 package io.epochal.state.internal;
 
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateAheadException;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
@@ -35,6 +37,7 @@ public final class TxidMapCore<K, C> {
   private final String table;
   private final ToLongFunction<? super C> txidOf;
   private final AttemptCache<K, C> attempt = new AttemptCache<>();
+  private final ErrorContext keyContext;
 
   /**
    * @param backing the store of cells
@@ -46,6 +49,7 @@ public final class TxidMapCore<K, C> {
     this.backing = Objects.requireNonNull(backing, "backing");
     this.table = Objects.requireNonNull(tableName, "tableName");
     this.txidOf = txidOf;
+    this.keyContext = ErrorContext.of(table, null);
   }
 
   /** @return the store of cells */
@@ -86,9 +90,15 @@ public final class TxidMapCore<K, C> {
   /**
    * The stored cells of the keys not cached in this attempt, in at most one {@code multiGet} of the backing map.
    *
-   * @throws NullPointerException if {@code keys} (message {@code keys}) or one of them (message {@code key}) is null
+   * @throws NullPointerException if {@code keys} is null (message {@code keys})
+   * @throws InvalidRecordException naming the table if a key is null or has no value equality (an array, a class
+   *     keeping {@code Object.equals}): see {@link ValueKeys}
    */
   public Map<K, C> readUncached(Collection<? extends K> keys) {
+    Objects.requireNonNull(keys, "keys");
+    for (K key : keys) {
+      ValueKeys.require(key, keyContext);
+    }
     return attempt.readUncached(keys, backing);
   }
 
@@ -118,12 +128,25 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
-   * @return {@code value}, what the updater of {@code key} returned
-   * @throws NullPointerException naming the key and the table if {@code value} is null
+   * @return {@code value}, what the updater of {@code key} returned for batch {@code txid}
+   * @throws InvalidRecordException (not retryable) naming the table, the key and the txid if {@code value} is null
    */
-  public <V> V requireUpdated(K key, V value) {
+  public <V> V requireUpdated(K key, V value, long txid) {
     if (value == null) {
-      throw new NullPointerException("updater returned null for key '" + key + "' of table '" + table + "'");
+      throw new InvalidRecordException("updater returned null for key '" + key + "' of table '" + table + "' (txid "
+          + txid + "); null values are errors, never stored or dropped", null, keyContext.withKey(key).withTxid(txid));
+    }
+    return value;
+  }
+
+  /**
+   * @return {@code value}, the value put for {@code key} in batch {@code txid}
+   * @throws InvalidRecordException (not retryable) naming the table, the key and the txid if {@code value} is null
+   */
+  public <V> V requireValue(K key, V value, long txid) {
+    if (value == null) {
+      throw new InvalidRecordException("null value put for key '" + key + "' of table '" + table + "' (txid " + txid
+          + "); null values are errors, never stored or dropped", null, keyContext.withKey(key).withTxid(txid));
     }
     return value;
   }

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.pipeline.Bytes;
 import io.epochal.store.table.internal.SimpleKeyCodec;
 import java.util.Arrays;
 import java.util.List;
@@ -9,7 +10,8 @@ import java.util.function.Function;
 /**
  * Maps a typed state key {@code K} to the user key columns of a table (everything but {@value TableSchema#HASH_COLUMN},
  * which {@link TableKey} computes) and back. Built-ins: {@link #strings()} (one {@code string} column {@code key}),
- * {@link #longs()} (one {@code int64} column {@code key}), {@link #list(Column...)} (composite {@code List} keys) and
+ * {@link #longs()} (one {@code int64} column {@code key}), {@link #bytes()} (one {@code bytes} column {@code key}
+ * for {@link Bytes} keys), {@link #list(Column...)} (composite {@code List} keys) and
  * {@link #of} (any mapping, for composite keys such as records).
  *
  * <p>Contract: {@code fromKey(toKey(schema, k))} equals {@code k}; {@link #toParts} returns one non-null value per
@@ -71,9 +73,22 @@ public interface KeyCodec<K> {
     return new SimpleKeyCodec<>("int64:" + column, List.of(c), List::of, k -> (Long) k.get(0));
   }
 
+  /** {@link Bytes} keys in one {@code bytes} key column named {@code key}. */
+  static KeyCodec<Bytes> bytes() {
+    return bytes("key");
+  }
+
+  /** {@link Bytes} keys in one {@code bytes} key column named {@code column} (a YTsaurus {@code string}). */
+  static KeyCodec<Bytes> bytes(String column) {
+    Column c = Column.required(column, ColumnType.BYTES);
+    return new SimpleKeyCodec<>("bytes:" + column, List.of(c), k -> List.of(k.toByteArray()),
+        k -> Bytes.of((byte[]) k.get(0)));
+  }
+
   /**
    * Composite keys given as lists, one element per column (the key shape {@code groupBy} accepts for composite keys);
-   * integral elements are widened to {@code Long}, so {@code fromKey} returns {@code Long} for {@code int64} columns.
+   * integral elements are widened to {@code Long}, so {@code fromKey} returns {@code Long} for {@code int64} columns,
+   * and {@code bytes} columns take and give {@link Bytes} (a {@code byte[]} has no value equality, so it is no key).
    *
    * @throws IllegalArgumentException if no column is given
    */
@@ -86,7 +101,34 @@ public interface KeyCodec<K> {
     for (int i = 0; i < cols.size(); i++) {
       id.append(i == 0 ? "" : ",").append(cols.get(i).type().displayName()).append(' ').append(cols.get(i).name());
     }
-    return new SimpleKeyCodec<List<Object>>(id.toString(), cols, key -> key, TableKey::parts);
+    return new SimpleKeyCodec<List<Object>>(id.toString(), cols, KeyCodec::unwrapBytes, KeyCodec::wrapBytes);
+  }
+
+  private static List<?> unwrapBytes(List<Object> key) {
+    for (Object part : key) {
+      if (part instanceof Bytes) {
+        List<Object> out = new java.util.ArrayList<>(key.size());
+        for (Object p : key) {
+          out.add(p instanceof Bytes b ? b.toByteArray() : p);
+        }
+        return out;
+      }
+    }
+    return key;
+  }
+
+  private static List<Object> wrapBytes(TableKey key) {
+    List<Object> parts = key.parts();
+    for (Object part : parts) {
+      if (part instanceof byte[]) {
+        List<Object> out = new java.util.ArrayList<>(parts.size());
+        for (Object p : parts) {
+          out.add(p instanceof byte[] b ? Bytes.of(b) : p);
+        }
+        return java.util.Collections.unmodifiableList(out);
+      }
+    }
+    return parts;
   }
 
   /**

@@ -14,7 +14,8 @@ import java.util.UUID;
  *
  * <p><b>Checkpoint table.</b> {@code <prefix>__epochal_checkpoints}, rows
  * {@code (hash, pipeline) -> committed_txid int64, metadata bytes, pending bytes}: the last committed txid with its
- * spout metadata, and the metadata of started, uncommitted batches.
+ * spout metadata, and (in {@code pending}) the metadata of started, uncommitted batches and the attempt reservation
+ * ({@link #reserveAttempts}).
  *
  * <p><b>Protocol</b>, chosen from the store's {@link StoreCapabilities} (and logged) unless set on the builder:
  * <ul>
@@ -148,6 +149,16 @@ public final class TableCheckpointStore implements CheckpointStore {
   @Override
   public void commit(String pipeline, long txid, byte[] metadata) {
     epochs.commit(pipeline, txid, metadata);
+  }
+
+  /**
+   * {@inheritDoc} Kept in the pipeline's checkpoint row; one store transaction under the pipeline's lease.
+   *
+   * @throws io.epochal.errors.LeaseLostException if the pipeline's lease was taken over; nothing written
+   */
+  @Override
+  public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+    epochs.reserveAttempts(pipeline, attemptCeiling, txidWindow);
   }
 
   /** Drops the epoch buffer of {@code pipeline}: its current attempt failed. */

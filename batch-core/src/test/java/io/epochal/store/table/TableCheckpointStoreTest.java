@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.codec.Codecs;
+import io.epochal.errors.EpochalException;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.InMemoryBackingMap;
@@ -50,8 +51,11 @@ class TableCheckpointStoreTest {
     assertArrayEquals(META, cp.committedMetadata());
     assertEquals(List.of(2L), List.copyOf(cp.pendingMetadata().keySet()));
     assertArrayEquals(new byte[] {20}, cp.pendingMetadata().get(2L));
-    assertThrows(IllegalStateException.class, () -> cps.commit("p", 3, META));
-    assertThrows(IllegalStateException.class, () -> cps.recordPending("p", 1, META));
+    // out of order / already committed: no retry can fix it (another writer, a reset checkpoint)
+    EpochalException outOfOrder = assertThrows(EpochalException.class, () -> cps.commit("p", 3, META));
+    assertFalse(EpochalException.isRetryable(outOfOrder), outOfOrder.getMessage());
+    EpochalException committed = assertThrows(EpochalException.class, () -> cps.recordPending("p", 1, META));
+    assertFalse(EpochalException.isRetryable(committed), committed.getMessage());
     assertEquals(1, cps.load("p").committedTxid());
     assertEquals(Checkpoint.EMPTY, cps.load("other"), "pipelines are independent");
   }
@@ -189,6 +193,50 @@ class TableCheckpointStoreTest {
     StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> cps.load("p"));
     assertTrue(e.getMessage().contains("__epochal_checkpoints") && e.getMessage().contains("'p'")
         && e.getMessage().contains("txid 4"), e.getMessage());
+    // finding 12: the committed txid is known and in the context, not "unknown"
+    assertEquals(java.util.OptionalLong.of(4), e.context().txid());
+    assertEquals(Optional.of("p"), e.context().key());
+    assertFalse(EpochalException.isRetryable(e));
+  }
+
+  /** Finding 10: the attempt reservation survives commits and pending records, and a new store on the same table. */
+  @Test
+  void shouldKeepTheAttemptReservationInTheCheckpointRow() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    cps.load("p");
+    cps.reserveAttempts("p", 20, 256);
+    cps.recordPending("p", 1, new byte[] {1});
+    cps.commit("p", 1, META);
+    cps.reserveAttempts("p", 10, 100); // never lowered
+    TableCheckpointStore restarted = TableCheckpointStore.on(store);
+    Checkpoint cp = restarted.load("p");
+    assertEquals(20, cp.attemptCeiling());
+    assertEquals(256, cp.txidWindow());
+    assertEquals(1, cp.committedTxid());
+    assertThrows(LeaseLostException.class, () -> cps.reserveAttempts("p", 40, 512), "fenced like every write");
+    restarted.reserveAttempts("p", 30, 512);
+    assertEquals(new Checkpoint(1, META, new java.util.TreeMap<>(), 30, 512), restarted.load("p"));
+  }
+
+  /** Rows written before the reservation existed (pending format 1) read as no reservation. */
+  @Test
+  void shouldReadACheckpointRowOfTheFormerFormat() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    byte[] formerPending = {1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 1, 42}; // {8: [42]}
+    try (StoreTransaction tx = store.begin()) {
+      tx.upsert(cps.checkpointTable(), Row.of(cps.checkpointTable().schema().key("p"), 7L, META, formerPending));
+      tx.commit();
+    }
+    Checkpoint cp = cps.load("p");
+    assertEquals(7, cp.committedTxid());
+    assertEquals(List.of(8L), List.copyOf(cp.pendingMetadata().keySet()));
+    assertArrayEquals(new byte[] {42}, cp.pendingMetadata().get(8L));
+    assertEquals(0, cp.attemptCeiling());
+    assertEquals(0, cp.txidWindow());
+    cps.reserveAttempts("p", 10, 300);
+    assertEquals(new Checkpoint(7, META, cp.pendingMetadata(), 10, 300), cps.load("p"));
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.codec.Codecs;
+import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.TableClaimedTwiceException;
@@ -157,9 +158,11 @@ class TableStatesTest {
     assertEquals(new Pair("ann", 3), pairs.fromKey(row.key()));
     assertEquals(io.epochal.hash.FarmHash.farmHash("ann", 3L), row.key().hash());
     assertEquals(Map.of(new Pair("ann", 3), 5L), map.multiGet(2, List.of(new Pair("ann", 3))));
-    NullPointerException npe = assertThrows(NullPointerException.class,
+    // a key the codec cannot map is a bad record, not a transient failure: not retryable, naming table and column
+    InvalidRecordException bad = assertThrows(InvalidRecordException.class,
         () -> map.multiPut(2, Map.of(new Pair(null, 1), 1L)));
-    assertTrue(npe.getMessage().contains("user"), npe.getMessage());
+    assertTrue(bad.getMessage().contains("user"), bad.getMessage());
+    assertEquals(Optional.of("p/s"), bad.context().table());
 
     KeyCodec<List<Object>> lists = KeyCodec.list(Column.required("a", ColumnType.STRING),
         Column.required("b", ColumnType.INT64));

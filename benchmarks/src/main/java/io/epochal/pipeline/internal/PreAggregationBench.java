@@ -1,6 +1,7 @@
 package io.epochal.pipeline.internal;
 
 import io.epochal.benchmarks.jmh.Words;
+import io.epochal.errors.ErrorContext;
 import io.epochal.pipeline.Aggregators;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.transactional.TransactionalMap;
@@ -37,6 +38,7 @@ public class PreAggregationBench {
 
   private List<Object> words;
   private Node.GroupBy groupBy;
+  private static final ErrorContext CONTEXT = ErrorContext.NONE.withPipeline("bench").withTxid(1);
   private Node.Aggregate aggregate;
   private Object grouped;
 
@@ -47,21 +49,21 @@ public class PreAggregationBench {
     groupBy = new Node.GroupBy(1, source, w -> w, partitions);
     aggregate = new Node.Aggregate(2, groupBy, "counts",
         TransactionalMap.factory(new InMemoryBackingMap<String, TransactionalValue<Long>>()), Aggregators.count());
-    grouped = groupBy.apply(words);
+    grouped = groupBy.apply(words, CONTEXT);
   }
 
   @Benchmark
   public Object groupBy() {
-    return groupBy.apply(words);
+    return groupBy.apply(words, CONTEXT);
   }
 
   @Benchmark
   public Object preAggregate() {
-    return aggregate.preAggregate(grouped);
+    return aggregate.preAggregate(grouped, CONTEXT);
   }
 
   @Benchmark
   public Object groupByAndPreAggregate() {
-    return aggregate.preAggregate(groupBy.apply(words));
+    return aggregate.preAggregate(groupBy.apply(words, CONTEXT), CONTEXT);
   }
 }

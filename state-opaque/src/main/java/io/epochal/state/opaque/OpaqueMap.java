@@ -51,9 +51,11 @@ import java.util.function.Function;
  * {@code multiPut}. Atomicity is the backing map's: a failed {@code multiPut} may have written some cells, which the
  * replay recomputes from {@code prev}.
  *
- * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Nulls are rejected with
- * {@link NullPointerException}: arguments, keys, updaters, values and values returned by updaters. A txid below 1 is
- * rejected with {@link IllegalArgumentException}.
+ * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Null arguments and updaters are
+ * rejected with {@link NullPointerException}; null keys, keys without value equality (arrays: see
+ * {@link io.epochal.pipeline.Bytes}), null values and null values returned by updaters with the non-retryable
+ * {@link io.epochal.errors.InvalidRecordException} naming the table, the key and the txid. A txid below 1 is rejected
+ * with {@link IllegalArgumentException}.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -171,7 +173,7 @@ public final class OpaqueMap<K, V> implements MapState<K, V> {
         }
         before = base;
       }
-      V value = core.requireUpdated(key, updater.update(base));
+      V value = core.requireUpdated(key, updater.update(base), txid);
       result.put(key, value);
       written.put(key, new OpaqueValue<>(value, before, txid));
     }
@@ -191,7 +193,7 @@ public final class OpaqueMap<K, V> implements MapState<K, V> {
     Map<K, OpaqueValue<V>> written = new HashMap<>(capacity(values.size()));
     for (Map.Entry<K, V> entry : values.entrySet()) {
       K key = entry.getKey();
-      V value = Objects.requireNonNull(entry.getValue(), "value");
+      V value = core.requireValue(key, entry.getValue(), txid);
       OpaqueValue<V> cell = core.cached(key);
       if (cell == null) {
         cell = stored.get(key);

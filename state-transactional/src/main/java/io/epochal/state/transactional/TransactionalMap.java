@@ -46,9 +46,11 @@ import java.util.function.Function;
  * {@code multiPut} (only the keys it changes). Atomicity is the backing map's: a failed {@code multiPut} may have
  * written some cells, which the replay then skips.
  *
- * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Nulls are rejected with
- * {@link NullPointerException}: arguments, keys, updaters, values and values returned by updaters. A txid below 1 is
- * rejected with {@link IllegalArgumentException}.
+ * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Null arguments and updaters are
+ * rejected with {@link NullPointerException}; null keys, keys without value equality (arrays: see
+ * {@link io.epochal.pipeline.Bytes}), null values and null values returned by updaters with the non-retryable
+ * {@link io.epochal.errors.InvalidRecordException} naming the table, the key and the txid. A txid below 1 is rejected
+ * with {@link IllegalArgumentException}.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -167,7 +169,7 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
           }
         }
       }
-      V value = core.requireUpdated(key, updater.update(base));
+      V value = core.requireUpdated(key, updater.update(base), txid);
       result.put(key, value);
       written.put(key, new TransactionalValue<>(value, txid));
     }
@@ -187,7 +189,7 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
     Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(values.size()));
     for (Map.Entry<K, V> entry : values.entrySet()) {
       K key = entry.getKey();
-      V value = Objects.requireNonNull(entry.getValue(), "value");
+      V value = core.requireValue(key, entry.getValue(), txid);
       if (core.cached(key) == null) {
         TransactionalValue<V> cell = stored.get(key);
         if (cell != null) {

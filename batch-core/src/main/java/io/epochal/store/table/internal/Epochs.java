@@ -1,5 +1,7 @@
 package io.epochal.store.table.internal;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.TableClaimedTwiceException;
 import io.epochal.store.Checkpoint;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,7 +39,10 @@ public final class Epochs {
   static final String COMMITTED_TXID = "committed_txid";
   static final String METADATA = "metadata";
   static final String PENDING = "pending";
-  private static final byte PENDING_FORMAT = 1;
+  /** Format 1: pending metadata only (read, never written). */
+  private static final byte PENDING_FORMAT_V1 = 1;
+  /** Format 2: the attempt reservation (ceiling, txid window), then the pending metadata as in format 1. */
+  private static final byte PENDING_FORMAT = 2;
 
   private final TableStore store;
   private final CommitProtocol protocol;
@@ -62,7 +68,11 @@ public final class Epochs {
         owner, checkpoints.path(), protocol, store.capabilities());
   }
 
-  /** The schema of the checkpoint table {@code (hash, pipeline) -> committed_txid, metadata, pending}. */
+  /**
+   * The schema of the checkpoint table {@code (hash, pipeline) -> committed_txid, metadata, pending}. The
+   * {@code pending} column holds the pending metadata and the attempt reservation (format 2; format 1, written by
+   * earlier versions, holds the pending metadata only and reads as no reservation).
+   */
   static TableSchema checkpointSchema(String path) {
     return TableSchema.builder(path).key(PIPELINE, ColumnType.STRING)
         .requiredValue(COMMITTED_TXID, ColumnType.INT64).requiredValue(METADATA, ColumnType.BYTES)
@@ -129,9 +139,10 @@ public final class Epochs {
     Row r = row.get();
     long committed = r.getLong(COMMITTED_TXID);
     try {
-      return new Checkpoint(committed, r.getBytes(METADATA), decodePending(r.getBytes(PENDING)));
+      return decode(committed, r.getBytes(METADATA), r.getBytes(PENDING));
     } catch (IOException | RuntimeException e) {
-      throw new StateCorruptedException(checkpoints.path(), pipeline, Long.toString(committed), e);
+      throw new StateCorruptedException(checkpoints.path(), pipeline, "committed txid " + committed,
+          OptionalLong.of(committed), e);
     }
   }
 
@@ -139,7 +150,7 @@ public final class Epochs {
     return Row.builder(checkpoints.schema().key(pipeline))
         .set(COMMITTED_TXID, checkpoint.committedTxid())
         .set(METADATA, checkpoint.committedMetadata())
-        .set(PENDING, encodePending(checkpoint.pendingMetadata()))
+        .set(PENDING, encodePending(checkpoint))
         .build();
   }
 
@@ -149,12 +160,25 @@ public final class Epochs {
     try (StoreTransaction tx = store.begin(epoch.lease())) {
       Checkpoint base = read(tx, pipeline);
       if (txid <= base.committedTxid()) {
-        throw new IllegalStateException("pipeline " + pipeline + ": cannot record pending txid " + txid
-            + ", txid " + base.committedTxid() + " is already committed");
+        throw new EpochalException("pipeline " + pipeline + ": cannot record pending txid " + txid
+            + ", txid " + base.committedTxid() + " is already committed", null, false,
+            ErrorContext.of(checkpoints.path(), pipeline).withPipeline(pipeline).withTxid(txid));
       }
-      TreeMap<Long, byte[]> pending = new TreeMap<>(base.pendingMetadata());
-      pending.put(txid, metadata.clone());
-      tx.upsert(checkpoints, row(pipeline, new Checkpoint(base.committedTxid(), base.committedMetadata(), pending)));
+      tx.upsert(checkpoints, row(pipeline, base.withPending(txid, metadata)));
+      tx.commit();
+    }
+  }
+
+  /** Raises the attempt reservation of {@code pipeline}, in one store transaction under its lease. */
+  public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+    PipelineEpoch epoch = pipeline(pipeline);
+    try (StoreTransaction tx = store.begin(epoch.lease())) {
+      Checkpoint base = read(tx, pipeline);
+      Checkpoint next = base.withReservation(attemptCeiling, txidWindow);
+      if (next.equals(base)) {
+        return;
+      }
+      tx.upsert(checkpoints, row(pipeline, next));
       tx.commit();
     }
   }
@@ -174,16 +198,20 @@ public final class Epochs {
   /** Builds the checkpoint of batch {@code txid} on {@code base}, checking the order. */
   Checkpoint next(String pipeline, Checkpoint base, long txid, byte[] metadata) {
     if (txid != base.committedTxid() + 1) {
-      throw new IllegalStateException("pipeline " + pipeline + ": commit of txid " + txid
-          + " out of order, last committed txid is " + base.committedTxid());
+      throw new EpochalException("pipeline " + pipeline + ": commit of txid " + txid
+          + " out of order, last committed txid is " + base.committedTxid(), null, false,
+          ErrorContext.of(checkpoints.path(), pipeline).withPipeline(pipeline).withTxid(txid));
     }
-    return new Checkpoint(txid, metadata.clone(), new TreeMap<>(base.pendingMetadata().tailMap(txid + 1)));
+    return base.committed(txid, metadata);
   }
 
-  static byte[] encodePending(SortedMap<Long, byte[]> pending) {
+  static byte[] encodePending(Checkpoint checkpoint) {
+    SortedMap<Long, byte[]> pending = checkpoint.pendingMetadata();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(PENDING_FORMAT);
+      out.writeLong(checkpoint.attemptCeiling());
+      out.writeLong(checkpoint.txidWindow());
       out.writeInt(pending.size());
       for (Map.Entry<Long, byte[]> e : pending.entrySet()) {
         out.writeLong(e.getKey());
@@ -196,14 +224,26 @@ public final class Epochs {
     return bytes.toByteArray();
   }
 
-  static SortedMap<Long, byte[]> decodePending(byte[] bytes) throws IOException {
+  static Checkpoint decode(long committed, byte[] metadata, byte[] bytes) throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
     byte format = in.readByte();
-    if (format != PENDING_FORMAT) {
+    long ceiling = 0;
+    long window = 0;
+    if (format == PENDING_FORMAT) {
+      ceiling = in.readLong();
+      window = in.readLong();
+      if (ceiling < 0 || window < 0) {
+        throw new IOException("bad attempt reservation: ceiling " + ceiling + ", txid window " + window);
+      }
+    } else if (format != PENDING_FORMAT_V1) {
       throw new IOException("unknown pending-metadata format " + format);
     }
+    return new Checkpoint(committed, metadata, decodePending(in, bytes.length), ceiling, window);
+  }
+
+  private static SortedMap<Long, byte[]> decodePending(DataInputStream in, int size) throws IOException {
     int n = in.readInt();
-    if (n < 0 || n > bytes.length) {
+    if (n < 0 || n > size) {
       throw new IOException("bad pending-metadata count " + n);
     }
     TreeMap<Long, byte[]> pending = new TreeMap<>();

@@ -1,5 +1,7 @@
 package io.epochal.store.table.internal;
 
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.table.CommitProtocol;
 import io.epochal.store.table.EpochBuffer;
@@ -139,7 +141,9 @@ public final class PipelineEpoch implements EpochBuffer {
         b = new Buffered(table);
         buffer.put(table.path(), b);
       } else if (!b.table.schema().equals(table.schema())) {
-        throw new IllegalArgumentException("table " + table.path() + " is written with two schemas in one epoch");
+        throw new EpochalException("pipeline '" + pipeline + "': table " + table.path() + " is written with two "
+            + "schemas in one epoch (two states declare the table differently)", null, false,
+            ErrorContext.of(table.path(), null).withPipeline(pipeline));
       }
       for (Row r : upserts) {
         b.writes.put(r.key(), Optional.of(r));
@@ -202,9 +206,11 @@ public final class PipelineEpoch implements EpochBuffer {
     tag = UNTAGGED;
   }
 
-  private static void checkFits(Table table, TableKey key) {
+  private void checkFits(Table table, TableKey key) {
     if (!key.schema().equals(table.schema())) {
-      throw new IllegalArgumentException("key " + key + " does not belong to table " + table.path());
+      throw new EpochalException("pipeline '" + pipeline + "': key " + key + " does not belong to table "
+          + table.path() + " (it was made for another schema)", null, false,
+          ErrorContext.of(table.path(), key.describeParts()).withPipeline(pipeline));
     }
   }
 

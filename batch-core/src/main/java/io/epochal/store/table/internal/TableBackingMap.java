@@ -1,5 +1,7 @@
 package io.epochal.store.table.internal;
 
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.IBackingMap;
 import io.epochal.store.table.CellLayout;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * An {@link IBackingMap} over one table: keys through a {@link KeyCodec}, cells through a {@link CellLayout} (where
@@ -53,7 +56,7 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
     Objects.requireNonNull(wanted, "keys");
     LinkedHashMap<TableKey, K> byKey = new LinkedHashMap<>();
     for (K k : wanted) {
-      byKey.put(keys.toKey(table.schema(), Objects.requireNonNull(k, "key")), k);
+      byKey.put(tableKey(k), k);
     }
     if (byKey.isEmpty()) {
       return Map.of();
@@ -76,7 +79,7 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
     List<Row> upserts = new ArrayList<>(cells.size());
     List<TableKey> deletes = new ArrayList<>();
     for (Map.Entry<K, C> e : cells.entrySet()) {
-      TableKey key = keys.toKey(table.schema(), Objects.requireNonNull(e.getKey(), "key"));
+      TableKey key = tableKey(e.getKey());
       C cell = Objects.requireNonNull(e.getValue(), "cell");
       if (deleteEmpty && layout.isEmpty(cell)) {
         deletes.add(key);
@@ -89,17 +92,39 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
     epochs.pipeline(pipeline).write(table, upserts, deletes);
   }
 
+  /**
+   * The table key of {@code key}: a key the codec cannot map (a null or mistyped part, a string with no UTF-8 form)
+   * is an {@link InvalidRecordException} naming the table and the key (no retry maps it either).
+   */
+  private TableKey tableKey(K key) {
+    if (key == null) {
+      throw new InvalidRecordException("null key for table " + table.path(), null,
+          ErrorContext.of(table.path(), null).withPipeline(pipeline));
+    }
+    try {
+      return keys.toKey(table.schema(), key);
+    } catch (IllegalArgumentException | NullPointerException | ClassCastException e) {
+      throw new InvalidRecordException("key '" + key + "' cannot be stored in table " + table.path() + " with key codec "
+          + keys.id() + ": " + e.getMessage(), e, ErrorContext.of(table.path(), key).withPipeline(pipeline));
+    }
+  }
+
   private C decode(K key, Row row) {
     try {
       return layout.read(row);
     } catch (RuntimeException e) {
-      String txid = layout.txidColumn().map(c -> {
-        try {
-          return String.valueOf(row.get(c));
-        } catch (RuntimeException unreadable) {
-          return "unreadable";
-        }
-      }).orElse("none (layout " + layout.id() + " has no txid)");
+      Optional<String> txidColumn = layout.txidColumn();
+      if (txidColumn.isEmpty()) {
+        throw new StateCorruptedException(table.path(), key, "txid none: layout " + layout.id() + " has no txid column",
+            OptionalLong.empty(), e);
+      }
+      OptionalLong txid;
+      try {
+        Object stored = row.get(txidColumn.get());
+        txid = stored instanceof Long l ? OptionalLong.of(l) : OptionalLong.empty();
+      } catch (RuntimeException unreadable) {
+        txid = OptionalLong.empty();
+      }
       throw new StateCorruptedException(table.path(), key, txid, e);
     }
   }
