@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.store.table.CommitProtocol;
+import io.epochal.testkit.process.ChildJvm;
+import io.epochal.testkit.process.CrashWordCount;
+import io.epochal.testkit.process.FencingWorkload;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
@@ -41,7 +44,7 @@ class PostgresFencingIT {
       assertNotNull(ready, () -> "worker A did not start: " + a.stderr());
       long genA = Long.parseLong(ready.substring("READY ".length()));
 
-      Lease b = store.acquireLease(FencingWorker.LEASE, "worker-b");
+      Lease b = store.acquireLease(FencingWorkload.LEASE, "worker-b");
       assertEquals(genA + 1, b.generation());
       a.send("GO");
       String outcome = a.awaitLine(l -> l.startsWith("FENCED ") || l.startsWith("C "), TIMEOUT);
@@ -51,8 +54,8 @@ class PostgresFencingIT {
       assertNotNull(a.awaitLine("CLOSED"::equals, TIMEOUT), a::stderr);
       assertEquals(0, a.waitFor(TIMEOUT), a::stderr);
 
-      Table counter = store.openTable(FencingWorker.counter());
-      Table log = store.openTable(FencingWorker.log());
+      Table counter = store.openTable(FencingWorkload.counter());
+      Table log = store.openTable(FencingWorkload.log());
       try (StoreTransaction tx = store.begin(b)) {
         assertEquals(1L, tx.lookup(counter, List.of(counter.schema().key("before"))).get(0).orElseThrow()
             .getLong("n"), "A's commit under its valid lease must stay");
@@ -77,7 +80,7 @@ class PostgresFencingIT {
         int warmup = 20 + ThreadLocalRandom.current().nextInt(200);
         assertNotNull(a.awaitLine(("C " + warmup)::equals, TIMEOUT), a::stderr);
         Thread.sleep(ThreadLocalRandom.current().nextInt(20));
-        Lease b = store.acquireLease(FencingWorker.LEASE, "worker-b");
+        Lease b = store.acquireLease(FencingWorkload.LEASE, "worker-b");
 
         String fenced = a.awaitLine(l -> l.startsWith("FENCED "), TIMEOUT);
         assertNotNull(fenced, a::stderr);
@@ -87,8 +90,8 @@ class PostgresFencingIT {
         assertNotNull(a.awaitLine("CLOSED"::equals, TIMEOUT), a::stderr);
         assertEquals(0, a.waitFor(TIMEOUT), a::stderr);
 
-        Table counter = store.openTable(FencingWorker.counter());
-        Table log = store.openTable(FencingWorker.log());
+        Table counter = store.openTable(FencingWorkload.counter());
+        Table log = store.openTable(FencingWorkload.log());
         try (StoreTransaction tx = store.begin(b)) {
           assertEquals(lastAcknowledged, tx.lookup(counter, List.of(counter.schema().key("n"))).get(0)
               .orElseThrow().getLong("n"), "every acknowledged commit and nothing after the takeover");
@@ -107,7 +110,7 @@ class PostgresFencingIT {
     long seed = System.nanoTime();
     String schema = pg.freshSchema("fence_pipeline");
     long sentences = 20_000;
-    WordCountCheck check = new WordCountCheck(pg, schema, seed, CommitProtocol.EPOCH);
+    CrashWordCount.Check check = new CrashWordCount.Check(() -> pg.store(schema).build(), seed, CommitProtocol.EPOCH);
     // A commits at most ~50 batches a second (it pauses after each), so it is far from done when B takes over.
     try (ChildJvm a = ChildJvm.start(WordCountWorker.class,
         WordCountWorker.args(pg, schema, seed, sentences, 50, CommitProtocol.EPOCH, 20))) {
@@ -140,7 +143,7 @@ class PostgresFencingIT {
             + "finished%n", acknowledged, sentences / 50, fenced.substring(fenced.indexOf(' ', 7) + 1));
       }
     }
-    WordCountCheck.Progress done = check.verify();
+    CrashWordCount.Progress done = check.verify();
     assertEquals(sentences, done.end(), "B must consume the whole input");
     assertEquals(sentences / 50, done.txid());
   }

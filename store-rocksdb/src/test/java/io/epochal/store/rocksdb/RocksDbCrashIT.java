@@ -1,20 +1,13 @@
 package io.epochal.store.rocksdb;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-
 import io.epochal.store.table.CommitProtocol;
+import io.epochal.testkit.process.CrashWordCount;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SIGKILL crash loop with real processes: a child JVM runs {@link WordCountWorker} (word count over RocksDB with a
+ * SIGKILL crash loop with real processes ({@link CrashWordCount#sigkillLoop}): a child JVM runs {@link WordCountWorker} (word count over RocksDB with a
  * TransactionalMap and an OpaqueMap table) and is killed with SIGKILL ({@link Process#destroyForcibly()}) at random
  * moments, restarted each time; then a last run finishes the input and every count must equal an exact recount.
  *
@@ -27,19 +20,16 @@ import org.junit.jupiter.api.io.TempDir;
  * state updates, the epoch's {@code WriteBatch}).
  *
  * <p>After every kill the test opens the directory itself and checks both count tables against an exact recount of
- * the input up to the committed spout position ({@link WordCountCheck}: exact under the epoch protocol; under the
+ * the input up to the committed spout position ({@link CrashWordCount.Check}: exact under the epoch protocol; under the
  * per-key protocol a word may already include the next batch, whose replay then skips it).
  *
- * <p>The input is the pure sentence sequence of {@link WordCountWorker#sentences}; while killing, the children get an
+ * <p>The input is the pure sentence sequence of {@link CrashWordCount#sentences}; while killing, the children get an
  * unbounded record count (so none finishes early however fast the machine is), and the last run gets the committed
  * (and recorded pending) position plus a tail, like a log that stopped growing. {@code -Depochal.seed=N} replays the
  * kill schedule's random choices.
  */
 class RocksDbCrashIT {
   private static final int BATCH_SIZE = 50;
-  private static final long UNBOUNDED = 1L << 40;
-  private static final long TAIL = 3_000;
-  private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   @TempDir
   Path dir;
@@ -56,68 +46,8 @@ class RocksDbCrashIT {
 
   private void crashLoop(CommitProtocol protocol, int kills) throws Exception {
     long seed = Long.getLong("epochal.seed", System.nanoTime());
-    Random random = new Random(seed);
-    WordCountCheck check = new WordCountCheck(dir, seed, protocol);
-    long started = System.nanoTime();
-    int beforeReady = 0;
-    int killed = 0;
-    long lastTxid = 0;
-    StringBuilder schedule = new StringBuilder();
-
-    while (killed < kills) {
-      String phase;
-      long delay;
-      try (ChildJvm child = ChildJvm.start(WordCountWorker.class, args(seed, UNBOUNDED, protocol))) {
-        int pick = random.nextInt(10);
-        if (pick < 2) {
-          phase = "start";
-          delay = random.nextInt(1500);
-        } else {
-          assertNotNull(child.awaitLine(l -> l.startsWith("READY "), TIMEOUT),
-              () -> "worker did not start (seed " + seed + "): " + child.stderr());
-          if (pick < 5) {
-            phase = "recovered";
-            delay = random.nextInt(250);
-          } else {
-            phase = "running";
-            assertNotNull(child.awaitLine(l -> l.startsWith("C "), TIMEOUT),
-                () -> "worker committed nothing (seed " + seed + "): " + child.stderr());
-            delay = random.nextInt(700);
-          }
-        }
-        Thread.sleep(delay);
-        if (!child.isAlive()) {
-          fail("worker exited before it was killed (seed " + seed + "): " + child.stderr());
-        }
-        boolean wasReady = !phase.equals("start") || child.pollLine(l -> l.startsWith("READY ")) != null;
-        child.kill();
-        killed++;
-        beforeReady += wasReady ? 0 : 1;
-      }
-      WordCountCheck.Progress p = check.verify();
-      assertTrue(p.txid() >= lastTxid, "committed txid went back from " + lastTxid + " to " + p.txid());
-      lastTxid = p.txid();
-      schedule.append(killed % 10 == 1 ? "\n   " : " ").append(phase).append('+').append(delay).append("ms:")
-          .append(p.txid());
-    }
-
-    WordCountCheck.Progress atEnd = check.verify();
-    long finalCount = Math.max(atEnd.end(), atEnd.pendingEnd()) + TAIL;
-    try (ChildJvm last = ChildJvm.start(WordCountWorker.class, args(seed, finalCount, protocol))) {
-      assertNotNull(last.awaitLine(l -> l.startsWith("DONE "), TIMEOUT),
-          () -> "the last run did not finish (seed " + seed + "): " + last.stderr());
-      assertEquals(0, last.waitFor(TIMEOUT), last::stderr);
-    }
-    WordCountCheck.Progress done = check.verify();
-    assertEquals(finalCount, done.end(), "the last run must consume the whole input");
-    long seconds = Duration.ofNanos(System.nanoTime() - started).toSeconds();
-    System.out.printf("RocksDbCrashIT %s: %d SIGKILLs (%d before the pipeline was running), %d batches committed, "
-        + "%d sentences, %d distinct words, %d s, seed %d; kills as phase+delay:committed txid after it:%s%n",
-        protocol, killed, beforeReady, done.txid(), finalCount, check.distinctWords(), seconds, seed, schedule);
-  }
-
-  private List<String> args(long seed, long count, CommitProtocol protocol) {
-    return List.of(dir.toString(), Long.toString(seed), Long.toString(count), Integer.toString(BATCH_SIZE),
-        protocol.name());
+    CrashWordCount.Check check = new CrashWordCount.Check(() -> WordCountWorker.open(dir), seed, protocol);
+    System.out.println(CrashWordCount.sigkillLoop("RocksDbCrashIT", count -> RocksChildJvms.start(
+        WordCountWorker.class, WordCountWorker.args(dir, seed, count, BATCH_SIZE, protocol)), check, kills, seed));
   }
 }

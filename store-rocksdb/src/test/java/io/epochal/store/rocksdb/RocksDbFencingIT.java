@@ -12,6 +12,9 @@ import io.epochal.store.table.Lease;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
+import io.epochal.testkit.process.ChildJvm;
+import io.epochal.testkit.process.CrashWordCount;
+import io.epochal.testkit.process.FencingWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +44,7 @@ class RocksDbFencingIT {
 
   @Test
   void shouldFenceAStagedCommitOfAnotherProcess() throws Exception {
-    try (ChildJvm a = ChildJvm.start(FencingWorker.class, List.of("hold", dir.toString()))) {
+    try (ChildJvm a = RocksChildJvms.start(FencingWorker.class, List.of("hold", dir.toString()))) {
       String ready = a.awaitLine(l -> l.startsWith("READY "), TIMEOUT);
       assertNotNull(ready, () -> "worker A did not start: " + a.stderr());
       long genA = Long.parseLong(ready.substring("READY ".length()));
@@ -50,7 +53,7 @@ class RocksDbFencingIT {
           "RocksDB must refuse a second process while A holds the directory");
       assertTrue(busy.getMessage().contains("open in another process"), busy.getMessage());
 
-      Lease b = RocksDbTableStore.takeOverLease(dir, FencingWorker.LEASE, "worker-b");
+      Lease b = RocksDbTableStore.takeOverLease(dir, FencingWorkload.LEASE, "worker-b");
       assertEquals(genA + 1, b.generation());
       a.send("GO");
       String outcome = a.awaitLine(l -> l.startsWith("FENCED ") || l.startsWith("C "), TIMEOUT);
@@ -61,8 +64,8 @@ class RocksDbFencingIT {
       assertEquals(0, a.waitFor(TIMEOUT), a::stderr);
 
       try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
-        Table counter = store.openTable(FencingWorker.counter());
-        Table log = store.openTable(FencingWorker.log());
+        Table counter = store.openTable(FencingWorkload.counter());
+        Table log = store.openTable(FencingWorkload.log());
         try (StoreTransaction tx = store.begin(b)) {
           assertEquals(1L, tx.lookup(counter, List.of(counter.schema().key("before"))).get(0).orElseThrow()
               .getLong("n"), "A's commit under its valid lease must stay");
@@ -84,12 +87,12 @@ class RocksDbFencingIT {
   void shouldFenceAWriterOfAnotherProcessInTheMiddleOfAStreamOfCommits() throws Exception {
     for (int round = 0; round < 3; round++) {
       Path roundDir = dir.resolve("round-" + round);
-      try (ChildJvm a = ChildJvm.start(FencingWorker.class, List.of("stream", roundDir.toString()))) {
+      try (ChildJvm a = RocksChildJvms.start(FencingWorker.class, List.of("stream", roundDir.toString()))) {
         assertNotNull(a.awaitLine(l -> l.startsWith("READY "), TIMEOUT), a::stderr);
         int warmup = 20 + ThreadLocalRandom.current().nextInt(200);
         assertNotNull(a.awaitLine(("C " + warmup)::equals, TIMEOUT), a::stderr);
         Thread.sleep(ThreadLocalRandom.current().nextInt(20));
-        Lease b = RocksDbTableStore.takeOverLease(roundDir, FencingWorker.LEASE, "worker-b");
+        Lease b = RocksDbTableStore.takeOverLease(roundDir, FencingWorkload.LEASE, "worker-b");
 
         String fenced = a.awaitLine(l -> l.startsWith("FENCED "), TIMEOUT);
         assertNotNull(fenced, a::stderr);
@@ -101,8 +104,8 @@ class RocksDbFencingIT {
 
         try (RocksDbTableStore store = RocksDbTableStore.builder(roundDir).openTimeout(Duration.ofSeconds(30))
             .build()) {
-          Table counter = store.openTable(FencingWorker.counter());
-          Table log = store.openTable(FencingWorker.log());
+          Table counter = store.openTable(FencingWorkload.counter());
+          Table log = store.openTable(FencingWorkload.log());
           try (StoreTransaction tx = store.begin(b)) {
             assertEquals(lastAcknowledged, tx.lookup(counter, List.of(counter.schema().key("n"))).get(0)
                 .orElseThrow().getLong("n"), "every acknowledged commit and nothing after the takeover");
@@ -116,17 +119,19 @@ class RocksDbFencingIT {
       }
     }
   }
+
   @Test
   void shouldFenceARunningPipelineOfAnotherProcessAndLetTheNewWorkerFinishIt() throws Exception {
     long seed = System.nanoTime();
     Path stateDir = dir.resolve("pipeline");
-    WordCountCheck check = new WordCountCheck(stateDir, seed, CommitProtocol.EPOCH);
+    CrashWordCount.Check check =
+        new CrashWordCount.Check(() -> WordCountWorker.open(stateDir), seed, CommitProtocol.EPOCH);
     long acknowledged;
-    try (ChildJvm a = ChildJvm.start(WordCountWorker.class, List.of(stateDir.toString(), Long.toString(seed),
+    try (ChildJvm a = RocksChildJvms.start(WordCountWorker.class, List.of(stateDir.toString(), Long.toString(seed),
         Long.toString(1L << 40), "50", "EPOCH"))) {
       int warmup = 5 + ThreadLocalRandom.current().nextInt(40);
       assertNotNull(a.awaitLine(l -> l.startsWith("C " + warmup + " "), TIMEOUT), a::stderr);
-      Lease b = RocksDbTableStore.takeOverLease(stateDir, "pipeline:" + WordCountWorker.PIPELINE, "worker-b");
+      Lease b = RocksDbTableStore.takeOverLease(stateDir, "pipeline:" + CrashWordCount.PIPELINE, "worker-b");
       long[] lastCommit = {warmup};
       String fenced = a.awaitLine(l -> {
         if (l.startsWith("C ")) {
@@ -141,21 +146,22 @@ class RocksDbFencingIT {
       assertNotNull(a.awaitLine("CLOSED"::equals, TIMEOUT), a::stderr);
       assertEquals(3, a.waitFor(TIMEOUT), a::stderr);
     }
-    WordCountCheck.Progress after = check.verify();
+    CrashWordCount.Progress after = check.verify();
     assertEquals(acknowledged, after.txid(), "nothing A attempted after the takeover may be committed");
 
     long finalCount = Math.max(after.end(), after.pendingEnd()) + 2_000;
-    try (ChildJvm next = ChildJvm.start(WordCountWorker.class, List.of(stateDir.toString(), Long.toString(seed),
+    try (ChildJvm next = RocksChildJvms.start(WordCountWorker.class, List.of(stateDir.toString(), Long.toString(seed),
         Long.toString(finalCount), "50", "EPOCH"))) {
       assertNotNull(next.awaitLine(l -> l.startsWith("DONE "), TIMEOUT), next::stderr);
       assertEquals(0, next.waitFor(TIMEOUT), next::stderr);
     }
     assertEquals(finalCount, check.verify().end());
   }
+
   /** {@code --fresh} of another process must not delete a directory a writer holds (issue: it did, unlocked). */
   @Test
   void shouldRefuseToDestroyADirectoryAnotherProcessHolds() throws Exception {
-    try (ChildJvm a = ChildJvm.start(FencingWorker.class, List.of("hold", dir.toString()))) {
+    try (ChildJvm a = RocksChildJvms.start(FencingWorker.class, List.of("hold", dir.toString()))) {
       assertNotNull(a.awaitLine(l -> l.startsWith("READY "), TIMEOUT), a::stderr);
       StoreException e = assertThrows(StoreException.class, () -> RocksDbTableStore.destroy(dir));
       assertTrue(e.getMessage().contains("open in another process") && !e.retryable(), e.getMessage());
@@ -177,7 +183,7 @@ class RocksDbFencingIT {
    */
   @Test
   void shouldFenceAWriterOfAnotherProcessWhoseDirectoryWasDeletedAndRecreated() throws Exception {
-    try (ChildJvm a = ChildJvm.start(FencingWorker.class, List.of("hold", dir.toString()))) {
+    try (ChildJvm a = RocksChildJvms.start(FencingWorker.class, List.of("hold", dir.toString()))) {
       String ready = a.awaitLine(l -> l.startsWith("READY "), TIMEOUT);
       assertNotNull(ready, a::stderr);
       try (Stream<Path> paths = Files.walk(dir)) {
@@ -188,8 +194,8 @@ class RocksDbFencingIT {
         }
       }
       try (RocksDbTableStore b = RocksDbTableStore.builder(dir).build()) {
-        Table counter = b.openTable(FencingWorker.counter());
-        Lease lease = b.acquireLease(FencingWorker.LEASE, "worker-b");
+        Table counter = b.openTable(FencingWorkload.counter());
+        Lease lease = b.acquireLease(FencingWorkload.LEASE, "worker-b");
         assertEquals(ready.substring("READY ".length()), Long.toString(lease.generation()),
             "the same generation as A's: only the database identity tells them apart");
         Map<String, String> before = Damage.snapshot(dir);
@@ -210,7 +216,7 @@ class RocksDbFencingIT {
         }
       }
       try (RocksDbTableStore again = RocksDbTableStore.builder(dir).build()) { // A wrote nothing into it
-        Table counter = again.openTable(FencingWorker.counter());
+        Table counter = again.openTable(FencingWorkload.counter());
         assertEquals(1L, again.lookup(counter, List.of(counter.schema().key("b"))).get(0).orElseThrow()
             .getLong("n"));
       }

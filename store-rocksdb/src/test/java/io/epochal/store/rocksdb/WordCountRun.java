@@ -12,6 +12,7 @@ import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
+import io.epochal.testkit.process.CrashWordCount;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -44,8 +45,8 @@ final class WordCountRun {
       var builder = Pipeline.newBuilder(PIPELINE).partitions(2)
           .retryPolicy(new RetryPolicy(2, Duration.ofMillis(1), Duration.ofMillis(2)))
           .checkpointStore(checkpoints);
-      builder.source(GeneratedSpout.of("sentences", sentences, BATCH, WordCountWorker.sentences(SEED)))
-          .flatMap(WordCountWorker::words)
+      builder.source(GeneratedSpout.of("sentences", sentences, BATCH, CrashWordCount.sentences(SEED)))
+          .flatMap(CrashWordCount::words)
           .groupBy(w -> w)
           .persistentAggregate(STATE, counts, Aggregators.count());
       try (Pipeline pipeline = builder.build()) {
@@ -80,9 +81,9 @@ final class WordCountRun {
   /** @return the exact counts of sentences {@code [0, sentences)} */
   static Map<String, Long> recount(long sentences) {
     Map<String, Long> out = new HashMap<>();
-    var generator = WordCountWorker.sentences(SEED);
+    var generator = CrashWordCount.sentences(SEED);
     for (long i = 0; i < sentences; i++) {
-      for (String w : WordCountWorker.words(generator.apply(i))) {
+      for (String w : CrashWordCount.words(generator.apply(i))) {
         out.merge(w, 1L, Long::sum);
       }
     }

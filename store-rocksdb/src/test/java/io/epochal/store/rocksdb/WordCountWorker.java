@@ -1,126 +1,44 @@
 package io.epochal.store.rocksdb;
 
-import io.epochal.codec.Codecs;
-import io.epochal.errors.LeaseLostException;
-import io.epochal.pipeline.Aggregators;
-import io.epochal.pipeline.BatchReport;
-import io.epochal.pipeline.GroupedStream;
-import io.epochal.pipeline.Pipeline;
-import io.epochal.pipeline.PipelineBuilder;
-import io.epochal.pipeline.PipelineListener;
-import io.epochal.spouts.GeneratedSpout;
-import io.epochal.state.opaque.OpaqueTableLayout;
-import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.store.table.CommitProtocol;
-import io.epochal.store.table.KeyCodec;
-import io.epochal.store.table.TableCheckpointStore;
-import io.epochal.store.table.TableStates;
+import io.epochal.testkit.process.CrashWordCount;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
-import java.util.function.LongFunction;
 
 /**
- * The word count of {@link RocksDbCrashIT}, run in a child JVM that the test SIGKILLs at random moments: a
- * transactional {@link GeneratedSpout} of sentences, split into words, counted into a {@code TransactionalMap} table
- * and an {@code OpaqueMap} table of one {@link RocksDbTableStore}, through a {@link TableCheckpointStore} with the
- * given protocol: {@code EPOCH} (every dirty row of both states, the spout metadata and the txid in one RocksDB write)
- * or {@code PER_KEY} (Trident's: each state write its own transaction, txids in the cells, checkpoint last).
+ * The testkit's {@link CrashWordCount} worker over one {@link RocksDbTableStore}, for {@link RocksDbCrashIT} and
+ * {@link RocksDbFencingIT}, run in a child JVM.
  *
- * <p>Arguments: {@code <state dir> <seed> <sentences> <batch size> <EPOCH|PER_KEY>}. Prints {@code READY <txid>} once the pipeline is
- * built (recovered), {@code C <txid>} after every commit and {@code DONE <txid>} when the input is exhausted, each
- * followed by the milliseconds since the JVM started; {@code FENCED <last committed txid> <message>} (exit code 3)
- * if another worker took its lease over.
+ * <p>Arguments: {@code <state dir> <seed> <sentences> <batch size> <EPOCH|PER_KEY>}. Prints what
+ * {@link CrashWordCount#runWorker} prints; when fenced, closes the store, prints {@code CLOSED} (the directory is then
+ * free for the new lease holder) and exits with {@link CrashWordCount#FENCED_EXIT}.
  */
 public final class WordCountWorker {
-  static final String PIPELINE = "wordcount";
-  static final String TRANSACTIONAL_STATE = "counts_tx";
-  static final String OPAQUE_STATE = "counts_opaque";
-  /** The tables the two states live in ({@code <pipeline>/<state>}). */
-  static final String TRANSACTIONAL_TABLE = PIPELINE + "/" + TRANSACTIONAL_STATE;
-  static final String OPAQUE_TABLE = PIPELINE + "/" + OPAQUE_STATE;
-  private static final int VOCABULARY = 3000;
 
   private WordCountWorker() {
   }
 
-  /**
-   * Sentence {@code i}: 3 to 12 words from a skewed vocabulary of {@value #VOCABULARY} words, a pure function of
-   * {@code (seed, i)}, so a replayed batch emits the same sentences and the test can recount.
-   */
-  static LongFunction<String> sentences(long seed) {
-    return i -> {
-      SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
-      int n = r.nextInt(3, 13);
-      StringBuilder sb = new StringBuilder();
-      for (int w = 0; w < n; w++) {
-        double u = r.nextDouble();
-        int word = (int) (VOCABULARY * u * u * u); // skewed: low ids are frequent
-        sb.append(w == 0 ? "" : " ").append("w").append(word);
-      }
-      return sb.toString();
-    };
+  /** @return the worker's arguments */
+  static List<String> args(Path dir, long seed, long count, int batchSize, CommitProtocol protocol) {
+    return List.of(dir.toString(), Long.toString(seed), Long.toString(count), Integer.toString(batchSize),
+        protocol.name());
   }
 
-  static List<String> words(String sentence) {
-    return Arrays.asList(sentence.split(" "));
-  }
-
-  /** Milliseconds since the JVM started, for the timing of the log lines. */
-  private static long uptime() {
-    return java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+  /** Opens the state directory, waiting for a killed worker to let go. */
+  static RocksDbTableStore open(Path dir) {
+    return RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build();
   }
 
   public static void main(String[] args) throws Exception {
-    Path dir = Path.of(args[0]);
-    long seed = Long.parseLong(args[1]);
-    long count = Long.parseLong(args[2]);
-    int batchSize = Integer.parseInt(args[3]);
-    CommitProtocol protocol = CommitProtocol.valueOf(args[4]);
-    boolean fenced = false;
-
-    try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
-      TableCheckpointStore checkpoints = TableCheckpointStore.builder(store)
-          .owner("wordcount-pid-" + ProcessHandle.current().pid()).protocol(protocol).build();
-      var transactional = TransactionalTableLayout.factory(
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()));
-      var opaque = OpaqueTableLayout.factory(
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()));
-      PipelineBuilder builder = Pipeline.newBuilder(PIPELINE)
-          .partitions(4)
-          .threads(2)
-          .maxBatchesInFlight(2)
-          .checkpointStore(checkpoints)
-          .listener(new PipelineListener() {
-            @Override
-            public void onBatchCommitted(BatchReport report) {
-              System.out.println("C " + report.txid() + " " + uptime());
-            }
-          });
-      GroupedStream<String, String> words = builder
-          .source(GeneratedSpout.of("sentences", count, batchSize, sentences(seed)))
-          .flatMap(WordCountWorker::words)
-          .groupBy(w -> w);
-      words.persistentAggregate(TRANSACTIONAL_STATE, transactional, Aggregators.count());
-      words.persistentAggregate(OPAQUE_STATE, opaque, Aggregators.count());
-      try (Pipeline pipeline = builder.build()) {
-        System.out.println("READY " + pipeline.lastCommittedTxid() + " " + uptime());
-        try {
-          pipeline.runUntilIdle();
-        } catch (LeaseLostException e) {
-          System.out.println("FENCED " + pipeline.lastCommittedTxid() + " " + e.getMessage());
-          fenced = true;
-        }
-        if (!fenced) {
-          System.out.println("DONE " + pipeline.lastCommittedTxid() + " " + uptime());
-        }
-      }
+    int exit;
+    try (RocksDbTableStore store = open(Path.of(args[0]))) {
+      exit = CrashWordCount.runWorker(store, Long.parseLong(args[1]), Long.parseLong(args[2]),
+          Integer.parseInt(args[3]), CommitProtocol.valueOf(args[4]), 0);
     }
-    if (fenced) {
-      System.out.println("CLOSED"); // the store is closed: the directory is free for the new lease holder
-      System.exit(3);
+    if (exit != 0) {
+      System.out.println("CLOSED");
+      System.exit(exit);
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.epochal.store.postgres;
+package io.epochal.testkit.process;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,9 +19,14 @@ import java.util.function.Predicate;
 /**
  * A child JVM running a main class of the test classpath, for tests with real processes: its stdout lines are
  * queued for the test to wait on, its stderr is kept for failure messages, and {@link #kill()} sends SIGKILL
- * ({@link Process#destroyForcibly()} on Linux).
+ * ({@link Process#destroyForcibly()} on Linux). For crash tests of stores and pipelines with real processes (see
+ * {@link CrashWordCount}).
+ *
+ * <p>Not thread-safe: one test thread drives a child.
+ *
+ * @since 0.2.0
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final StringBuffer stderr = new StringBuffer();
@@ -40,7 +45,15 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Starts {@code mainClass} with {@code args} in a new JVM over this JVM's classpath. */
-  static ChildJvm start(Class<?> mainClass, List<String> args) throws IOException {
+  public static ChildJvm start(Class<?> mainClass, List<String> args) throws IOException {
+    return start(mainClass, List.of(), args);
+  }
+
+  /**
+   * Starts {@code mainClass} with {@code args} in a new JVM over this JVM's classpath, with extra JVM options (e.g.
+   * {@code -Djava.library.path=...} for a native library extracted once).
+   */
+  public static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-cp");
@@ -50,6 +63,7 @@ final class ChildJvm implements AutoCloseable {
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-Xshare:auto");
     cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    cmd.addAll(jvmOptions);
     cmd.add(mainClass.getName());
     cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
@@ -75,7 +89,7 @@ final class ChildJvm implements AutoCloseable {
    *
    * @return the line, or null if the child exited or the timeout passed first
    */
-  String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
+  public String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       long left = deadline - System.nanoTime();
@@ -97,7 +111,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** @return the first line already received that matches, consuming the lines received so far; null if none */
-  String pollLine(Predicate<String> match) {
+  public String pollLine(Predicate<String> match) {
     String found = null;
     for (String line; (line = lines.poll()) != null;) {
       if (found == null && match.test(line)) {
@@ -108,7 +122,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Writes a line to the child's stdin. */
-  void send(String line) {
+  public void send(String line) {
     try {
       stdin.write(line + "\n");
       stdin.flush();
@@ -118,17 +132,17 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** SIGKILL, and wait until the process is gone. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor();
   }
 
-  boolean isAlive() {
+  public boolean isAlive() {
     return process.isAlive();
   }
 
   /** Waits for the exit. @return the exit code, or -1 on timeout (the child is then killed) */
-  int waitFor(Duration timeout) throws InterruptedException {
+  public int waitFor(Duration timeout) throws InterruptedException {
     if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       return process.exitValue();
     }
@@ -137,11 +151,11 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Milliseconds since the start. */
-  long ageMillis() {
+  public long ageMillis() {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
   }
 
-  String stderr() {
+  public String stderr() {
     return stderr.toString();
   }
 
