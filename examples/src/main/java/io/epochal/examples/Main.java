@@ -8,6 +8,7 @@ import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.store.postgres.PostgresTableStore;
 import io.epochal.store.ytsaurus.YtTableStore;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -30,6 +31,8 @@ import java.util.Objects;
  * common:         [--partitions P] [--threads T] [--in-flight F] [--seed S] [--store rocksdb|memory|memory-maps|yt]
  *                 [--state-dir DIR] [--fresh true|false]   (--store rocksdb)
  *                 [--proxy HOST:PORT --root //home/...]   (--store yt)
+ *                 [--jdbc-url jdbc:postgresql://HOST:PORT/DB --db-user USER]   (--store postgres; password from
+ *                 the PGPASSWORD environment variable)
  * state dump --state-dir DIR [--table PIPELINE/STATE]
  * </pre>
  *
@@ -56,8 +59,8 @@ public final class Main {
   static final int FAILED = 3;
 
   private static final List<String> RUN_OPTIONS = List.of("failure-rate", "spout", "batch-size", "partitions",
-      "threads", "in-flight", "seed", "store", "state-dir", "fresh", "proxy", "root");
-  private static final List<String> STORES = List.of("rocksdb", "memory", "memory-maps", "yt");
+      "threads", "in-flight", "seed", "store", "state-dir", "fresh", "proxy", "root", "jdbc-url", "db-user");
+  private static final List<String> STORES = List.of("rocksdb", "memory", "memory-maps", "yt", "postgres");
 
   private Main() {
   }
@@ -65,7 +68,7 @@ public final class Main {
   /** Parsed options. */
   record Options(String command, long count, double failureRate, String spout, int batchSize, int partitions,
       int threads, int inFlight, long seed, String store, Path stateDir, String proxy, String root,
-      boolean fresh) {
+      boolean fresh, String jdbcUrl, String dbUser) {
   }
 
   /** A bad command line: its message is the one line printed, naming the option. */
@@ -121,9 +124,11 @@ public final class Main {
         usage: word-count      [--sentences N] [--failure-rate p] [--spout transactional|opaque] [--batch-size B]
                banner-counters [--events N]    [--failure-rate p] [--spout transactional|opaque] [--batch-size B]
                common options: [--partitions P] [--threads T] [--in-flight F] [--seed S]
-                               [--store rocksdb|memory|memory-maps|yt]
+                               [--store rocksdb|memory|memory-maps|yt|postgres]
                                [--state-dir DIR] [--fresh true|false]   (for --store rocksdb, the default)
                                [--proxy HOST:PORT --root //home/...]   (for --store yt)
+                               [--jdbc-url jdbc:postgresql://HOST:PORT/DB [--db-user USER]]   (for --store
+                               postgres; the password comes from the PGPASSWORD environment variable)
                state dump --state-dir DIR [--table PIPELINE/STATE]   (print keys, values and txids, read-only)
         exit codes: 0 counts verified (state dump: every row printed)
                     1 counts differ from a plain recount (state dump: some rows cannot be read, see ERROR lines)
@@ -172,6 +177,22 @@ public final class Main {
         }
       }
     }
+    if (!store.equals("postgres")) {
+      for (String o : List.of("jdbc-url", "db-user")) {
+        if (opts.containsKey(o)) {
+          throw new UsageException("--" + o + " applies to --store postgres only, not --store " + store);
+        }
+      }
+    }
+    String jdbcUrl = opts.get("jdbc-url");
+    if (store.equals("postgres")) {
+      if (jdbcUrl == null) {
+        throw new UsageException("--store postgres needs --jdbc-url jdbc:postgresql://HOST:PORT/DB");
+      }
+      if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
+        throw new UsageException("--jdbc-url: '" + jdbcUrl + "' is not a jdbc:postgresql:// URL");
+      }
+    }
     boolean fresh = bool(opts, "fresh", false);
     Path stateDir = null;
     if (store.equals("rocksdb")) {
@@ -196,7 +217,7 @@ public final class Main {
           + "protocol keeps a failed attempt's values): use --store memory or rocksdb, or --spout transactional");
     }
     return new Options(command, count, failureRate, spout, batchSize, partitions, threads, inFlight, seed, store,
-        stateDir, proxy, root, fresh);
+        stateDir, proxy, root, fresh, jdbcUrl, opts.getOrDefault("db-user", "postgres"));
   }
 
   /**
@@ -400,6 +421,10 @@ public final class Main {
       case "yt":
         return new TableExampleStore(YtTableStore.builder(o.proxy()).root(o.root()).build(),
             "YTsaurus " + o.proxy() + " " + o.root(), o.command());
+      case "postgres":
+        return new TableExampleStore(PostgresTableStore.builder(o.jdbcUrl()).user(o.dbUser())
+            .password(System.getenv().getOrDefault("PGPASSWORD", "")).build(),
+            "PostgreSQL " + o.jdbcUrl(), o.command());
       default:
         throw new UsageException("--store: '" + o.store() + "' is not one of " + String.join(", ", STORES));
     }

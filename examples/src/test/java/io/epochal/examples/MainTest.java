@@ -89,6 +89,10 @@ class MainTest {
         Arguments.of(List.of("word-count", "--store", "yt"), "--proxy"),
         Arguments.of(List.of("word-count", "--store", "yt", "--proxy", "no-port"), "--proxy"),
         Arguments.of(List.of("word-count", "--spout", "opaque", "--store", "memory-maps"), "--spout"),
+        Arguments.of(List.of("word-count", "--store", "postgres"), "--jdbc-url"),
+        Arguments.of(List.of("word-count", "--store", "postgres", "--jdbc-url", "postgres://h/db"), "--jdbc-url"),
+        Arguments.of(List.of("word-count", "--jdbc-url", "jdbc:postgresql://localhost:5432/db"), "--jdbc-url"),
+        Arguments.of(List.of("word-count", "--store", "memory", "--db-user", "u"), "--db-user"),
         Arguments.of(List.of("count-words"), "count-words"),
         Arguments.of(List.of(), "command"),
         Arguments.of(List.of("state", "list"), "state dump"),
@@ -103,7 +107,8 @@ class MainTest {
     Path state = tmp.resolve("state");
     List<String> all = new ArrayList<>(args);
     if (!args.isEmpty() && !args.get(0).equals("state") && !args.contains("--state-dir")
-        && !args.contains("memory") && !args.contains("yt") && !args.contains("memory-maps")) {
+        && !args.contains("memory") && !args.contains("yt") && !args.contains("memory-maps")
+        && !args.contains("postgres")) {
       all.addAll(List.of("--state-dir", state.toString()));
     }
     Result r = cli(all.toArray(String[]::new));
