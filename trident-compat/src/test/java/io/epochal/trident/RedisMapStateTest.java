@@ -11,17 +11,13 @@ import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.MapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.state.ValueUpdater;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.storm.redis.trident.state.KeyFactory;
 import org.apache.storm.redis.trident.state.Options;
 import org.apache.storm.redis.trident.state.RedisMapState;
@@ -79,77 +75,13 @@ class RedisMapStateTest {
     return name + "-" + RUN.incrementAndGet();
   }
 
-  /** Closes the server side of every client connection at every {@code every}-th write of a partition's state. */
-  static final class ConnectionKiller {
-    private final long every;
-    private final AtomicLong calls = new AtomicLong();
-    final AtomicLong kills = new AtomicLong();
-
-    ConnectionKiller(long every) {
-      this.every = every;
-    }
-
-    <K, V> StateFactory<MapState<K, V>> wrap(StateFactory<MapState<K, V>> inner) {
-      return new StateFactory<>() {
-        @Override
-        public MapState<K, V> makeState(StateContext context) {
-          MapState<K, V> state = inner.makeState(context);
-          return new MapState<>() {
-            @Override
-            public void beginCommit(long txid) {
-              state.beginCommit(txid);
-            }
-
-            @Override
-            public void commit(long txid) {
-              state.commit(txid);
-            }
-
-            @Override
-            public void abort(long txid) {
-              state.abort(txid);
-            }
-
-            @Override
-            public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-              return state.multiGet(txid, keys);
-            }
-
-            @Override
-            public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-              if (calls.incrementAndGet() % every == 0 && redis.killClientConnections() > 0) {
-                kills.incrementAndGet();
-              }
-              return state.multiUpdate(txid, updaters);
-            }
-
-            @Override
-            public void multiPut(long txid, Map<K, V> values) {
-              state.multiPut(txid, values);
-            }
-          };
-        }
-
-        @Override
-        public StateKind kind() {
-          return inner.kind();
-        }
-
-        @Override
-        public String describe() {
-          return inner.describe();
-        }
-      };
-    }
-  }
-
   /** What the runs of this class check, whichever way the Redis map is plugged in. */
   private static void countExactlyUnderFailures(StateType type, int db, StateFactory<MapState<List<Object>, Long>>
       state) {
     List<String> sentences = Sentences.make(600, 41 + db);
     String before = unique("redis-split");
     String after = unique("redis-after-state");
-    ConnectionKiller killer = new ConnectionKiller(7);
+    RedisConnectionKiller killer = new RedisConnectionKiller(redis, 7);
     Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
     PipelineBuilder b = Pipeline.newBuilder(unique("redis-wc")).partitions(3).threads(2).maxBatchesInFlight(2)
         .retryPolicy(RetryPolicy.immediate(50))

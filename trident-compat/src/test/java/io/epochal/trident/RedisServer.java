@@ -176,6 +176,45 @@ final class RedisServer implements AutoCloseable {
     }
   }
 
+  /**
+   * storm-redis' {@code RedisMapState.Factory} opens a {@code JedisPool} on its shared static pool configuration in
+   * every {@code makeState} and never closes it: on Storm that is once per task, on Epochal once per pipeline build
+   * and partition (and again when a failed Trident state is replaced). Its idle connections stay open until the
+   * pool's evictor closes them, 60 s by default. Tests that build thousands of pipelines shorten that to half a second
+   * (and keep the pools out of JMX, so that they can be collected) with this, and call {@link Defaults#close()} after.
+   */
+  static Defaults quickIdleEviction() {
+    redis.clients.jedis.JedisPoolConfig config = PoolDefaults.config();
+    Defaults saved = new Defaults(config, config.getMinEvictableIdleDuration(),
+        config.getDurationBetweenEvictionRuns(), config.getJmxEnabled());
+    config.setMinEvictableIdleDuration(java.time.Duration.ofMillis(500));
+    config.setTimeBetweenEvictionRuns(java.time.Duration.ofMillis(250));
+    config.setJmxEnabled(false);
+    return saved;
+  }
+
+  /** The pool defaults {@link #quickIdleEviction()} replaced; {@link #close()} puts them back. */
+  record Defaults(redis.clients.jedis.JedisPoolConfig config, java.time.Duration minEvictableIdle,
+      java.time.Duration betweenEvictionRuns, boolean jmx) implements AutoCloseable {
+    @Override
+    public void close() {
+      config.setMinEvictableIdleDuration(minEvictableIdle);
+      config.setTimeBetweenEvictionRuns(betweenEvictionRuns);
+      config.setJmxEnabled(jmx);
+    }
+  }
+
+  /** Reaches {@code RedisMapState.Factory.DEFAULT_POOL_CONFIG} (a protected nested class). */
+  private static final class PoolDefaults extends org.apache.storm.redis.trident.state.RedisMapState<Object> {
+    private PoolDefaults() {
+      super(null, null, null, null);
+    }
+
+    static redis.clients.jedis.JedisPoolConfig config() {
+      return Factory.DEFAULT_POOL_CONFIG;
+    }
+  }
+
   private static int checkDatabase(int database) {
     if (database < 0 || database >= DATABASES) {
       throw new IllegalArgumentException("database " + database + " not in [0, " + DATABASES + ")");
