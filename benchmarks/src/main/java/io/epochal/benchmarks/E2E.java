@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 
@@ -28,12 +29,18 @@ import java.util.stream.Stream;
  * <pre>
  * --sentences N        corpus size (default 1,000,000 sentences of 10 words)
  * --rounds R           runs per variant, interleaved (default 3); the table shows the median
- * --variants a,b,...   subset of variants (default all)
+ * --variants a,b,...   subset of variants (default all), e.g. pg-bare,epochal-pg-tx,epochal-pg-opaque
  * --threads T --partitions P --inflight F --batch B   pipeline settings (2, 2, 2, 10,000)
  * --xmx SIZE           heap of every child (default 2g)
- * --scale-keys K       keys of the prefilled scale run (default 10,000,000; 0 skips the scale runs)
+ * --scale-keys K       keys of the prefilled scale run (default 10,000,000 when epochal-rocksdb-tx is among the
+ *                      variants, else 0; 0 skips the scale runs)
  * --scale-xmx SIZE     heap of the scale runs (default 512m)
- * --latency-batches b1,b2,...   batch sizes of the commit latency runs (default 1000,10000,100000; none skips)
+ * --latency-batches b1,b2,...   batch sizes of the commit latency runs (default 1000,10000,100000 when
+ *                      epochal-rocksdb-tx is among the variants, else none; none skips)
+ * --jdbc-url URL       the PostgreSQL server of the PostgreSQL variants (default: an embedded PostgreSQL started
+ *                      from Maven binaries for the whole harness run); the user's password is read from PGPASSWORD,
+ *                      and each run creates and drops a schema of its own
+ * --jdbc-user USER     the user of --jdbc-url (default postgres)
  * --jvm-arg ARG        extra JVM argument of every child (repeatable), e.g. -XX:+FlightRecorder
  * --out DIR            results directory (default target/e2e); the corpus lives there too
  * --chart FILE         where to write the chart (default OUT/chart.png)
@@ -59,20 +66,42 @@ public final class E2E {
     int rounds = 3;
     List<Variant> variants = new ArrayList<>(Arrays.asList(Variant.RAW, Variant.ROCKSDB_BARE,
         Variant.EPOCHAL_MEM_TX, Variant.EPOCHAL_MEM_OPAQUE, Variant.EPOCHAL_ROCKSDB_TX,
-        Variant.EPOCHAL_ROCKSDB_OPAQUE, Variant.STORM_TX, Variant.STORM_OPAQUE, Variant.FLINK_HEAP,
-        Variant.FLINK_ROCKSDB));
+        Variant.EPOCHAL_ROCKSDB_OPAQUE, Variant.PG_BARE, Variant.EPOCHAL_PG_TX, Variant.EPOCHAL_PG_OPAQUE,
+        Variant.STORM_TX, Variant.STORM_OPAQUE, Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB));
     int threads = 2;
     int partitions = 2;
     int inflight = 2;
     int batch = 10_000;
     String xmx = "2g";
-    long scaleKeys = 10_000_000;
+    /** Null: the default, which depends on the variants (see {@link #scaleKeys()}). */
+    Long scaleKeys;
     String scaleXmx = "512m";
-    List<Integer> latencyBatches = List.of(1_000, 10_000, 100_000);
+    /** Null: the default, which depends on the variants (see {@link #latencyBatches()}). */
+    List<Integer> latencyBatches;
+    String jdbcUrl;
+    String jdbcUser = "postgres";
     List<String> jvmArgs = new ArrayList<>();
     Path out = Path.of("target", "e2e");
     Path chart;
     boolean groupPeers;
+
+    /** The latency and scale runs measure epochal-rocksdb-tx: by default only when it is among the variants. */
+    private boolean rocksTxSelected() {
+      return variants.contains(Variant.EPOCHAL_ROCKSDB_TX);
+    }
+
+    long scaleKeys() {
+      return scaleKeys != null ? scaleKeys : rocksTxSelected() ? 10_000_000 : 0;
+    }
+
+    List<Integer> latencyBatches() {
+      return latencyBatches != null ? latencyBatches
+          : rocksTxSelected() ? List.of(1_000, 10_000, 100_000) : List.of();
+    }
+
+    boolean needsPostgres() {
+      return variants.stream().anyMatch(Variant::onPostgres);
+    }
 
     static Settings parse(String[] args) {
       Settings s = new Settings();
@@ -93,6 +122,8 @@ public final class E2E {
           case "--latency-batches" -> s.latencyBatches = v.isBlank() || v.equals("none") ? List.of()
               : Arrays.stream(v.split(",")).map(Integer::parseInt).toList();
           case "--jvm-arg" -> s.jvmArgs.add(v);
+          case "--jdbc-url" -> s.jdbcUrl = v;
+          case "--jdbc-user" -> s.jdbcUser = v;
           case "--out" -> s.out = Path.of(v);
           case "--chart" -> s.chart = Path.of(v);
           case "--group-peers" -> {
@@ -130,6 +161,9 @@ public final class E2E {
   private final PrintStream out;
   private final Map<String, Long> expected;
   private final Path corpus;
+  /** The server of the PostgreSQL variants, if any runs. */
+  private PostgresServer postgres;
+  private String postgresDescription;
 
   private E2E(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -152,6 +186,26 @@ public final class E2E {
     out.println("machine: " + machine());
     out.println("load average at start: " + loadAverage());
     E2E e2e = new E2E(s, out);
+    try {
+      return e2e.runAll();
+    } finally {
+      if (e2e.postgres != null) {
+        e2e.postgres.close();
+      }
+    }
+  }
+
+  private Report runAll() {
+    Settings s = settings;
+    if (s.needsPostgres()) {
+      System.setProperty("org.slf4j.simpleLogger.log.io.zonky.test", "warn");
+      postgres = s.jdbcUrl != null
+          ? PostgresServer.external(s.jdbcUrl, s.jdbcUser, Optional.ofNullable(System.getenv(
+              PostgresServer.PASSWORD_ENV)).orElse(""))
+          : PostgresServer.embedded();
+      postgresDescription = postgres.describe();
+      out.println("PostgreSQL variants on " + postgresDescription);
+    }
     List<Run> runs = new ArrayList<>();
     for (int round = 1; round <= s.rounds; round++) {
       List<Variant> pending = new ArrayList<>(s.variants);
@@ -162,22 +216,22 @@ public final class E2E {
           pending.stream().filter(o -> o.peer() == v.peer()).forEach(group::add);
           pending.removeAll(group);
         }
-        runs.addAll(e2e.runChildren(group, "", round, s.xmx, new Options()));
+        runs.addAll(runChildren(group, "", round, s.xmx, new Options()));
       }
     }
     List<Run> latency = new ArrayList<>();
-    for (int b : s.latencyBatches) {
-      latency.add(e2e.runChild(Variant.EPOCHAL_ROCKSDB_TX, "batch" + b, 1, s.xmx, new Options().put("batch", b)));
+    for (int b : s.latencyBatches()) {
+      latency.add(runChild(Variant.EPOCHAL_ROCKSDB_TX, "batch" + b, 1, s.xmx, new Options().put("batch", b)));
     }
     List<Run> scale = new ArrayList<>();
-    if (s.scaleKeys > 0) {
-      scale.add(e2e.runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys100k", 1, s.scaleXmx,
+    if (s.scaleKeys() > 0) {
+      scale.add(runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys100k", 1, s.scaleXmx,
           new Options().put("prefill", 0)));
-      scale.add(e2e.runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys" + s.scaleKeys, 1, s.scaleXmx,
-          new Options().put("prefill", s.scaleKeys)));
+      scale.add(runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys" + s.scaleKeys(), 1, s.scaleXmx,
+          new Options().put("prefill", s.scaleKeys())));
     }
     out.println("load average at end: " + loadAverage());
-    return e2e.summarize(runs, latency, scale);
+    return summarize(runs, latency, scale);
   }
 
   // ------------------------------------------------------------------ one child
@@ -200,6 +254,11 @@ public final class E2E {
     Path results = work.resolve("results");
     Options opts = new Options().put("threads", settings.threads).put("partitions", settings.partitions)
         .put("inflight", settings.inflight).put("batch", settings.batch);
+    if (variants.stream().anyMatch(Variant::onPostgres)) {
+      opts.put("jdbc", postgres.jdbcUrl()).put("jdbcUser", postgres.user())
+          .put("schema", ("e2e_" + ids + "_" + tag + "_r" + round).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+",
+              "_"));
+    }
     opts.asMap().putAll(options.asMap());
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -221,11 +280,17 @@ public final class E2E {
     cmd.add(results.toString());
     opts.asMap().forEach((k, val) -> cmd.add(k + "=" + val));
     Path log = work.resolve("child.log");
+    boolean onPostgres = variants.stream().anyMatch(Variant::onPostgres);
+    java.util.OptionalLong serverCpuBefore = onPostgres ? postgres.serverCpuNanos() : java.util.OptionalLong.empty();
     long polledRss = -1;
     long polledCpu = 0;
     try {
       Files.createDirectories(results);
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+      if (postgres != null) {
+        pb.environment().put(PostgresServer.PASSWORD_ENV, postgres.password());
+      }
+      Process p = pb.start();
       Path status = Path.of("/proc", Long.toString(p.pid()), "status");
       while (!p.waitFor(Duration.ofMillis(50).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
         polledRss = Math.max(polledRss, Meter.vmHwmKb(status));
@@ -237,10 +302,13 @@ public final class E2E {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+    java.util.OptionalLong serverCpuAfter = onPostgres ? postgres.serverCpuNanos() : java.util.OptionalLong.empty();
+    String serverCpu = serverCpuBefore.isPresent() && serverCpuAfter.isPresent()
+        ? Long.toString(serverCpuAfter.getAsLong() - serverCpuBefore.getAsLong()) : null;
     List<Run> out = new ArrayList<>();
     for (Variant each : variants) {
       out.add(collect(each, tag, round, results.resolve(each.id() + ".properties"), log, polledCpu, polledRss,
-          variants.size() > 1));
+          variants.size() > 1, serverCpu));
     }
     if (out.stream().allMatch(Run::verified)) {
       deleteRecursively(work.resolve("data"));
@@ -249,7 +317,7 @@ public final class E2E {
   }
 
   private Run collect(Variant v, String tag, int round, Path result, Path log, long polledCpu, long polledRss,
-      boolean grouped) {
+      boolean grouped, String serverCpuNanos) {
     Properties props = new Properties();
     String verification;
     if (Files.exists(result)) {
@@ -271,10 +339,17 @@ public final class E2E {
     double totalCpu = (grouped ? childCpu : Math.max(polledCpu, childCpu)) / 1e9;
     long rss = Math.max(polledRss, Long.parseLong(props.getProperty("vmHwmKb", "-1")));
     long heap = Long.parseLong(props.getProperty("heapPeakBytes", "0"));
+    if (serverCpuNanos != null) {
+      props.setProperty("serverCpuNanos", serverCpuNanos);
+    }
     Run run = new Run(v, tag, round, words, wall, cpu, totalCpu, rss, heap, verification, props);
     out.printf(Locale.ROOT, "round %d %-24s %-15s %,14.0f words/s  wall %7.2f s  cpu %7.2f s (process %6.2f s)  "
             + "peak RSS %,6d MB  heap peak %,5d MB  %s%n", round, v.id(), tag, run.wordsPerSecond(), wall, cpu,
         totalCpu, rss / 1024, heap >> 20, run.verified() ? "counts verified" : "COUNTS WRONG: " + verification);
+    if (serverCpuNanos != null) {
+      out.printf(Locale.ROOT, "        %-24s PostgreSQL server CPU over the child's life: %.2f s%n", v.id(),
+          Long.parseLong(serverCpuNanos) / 1e9);
+    }
     return run;
   }
 
@@ -313,8 +388,8 @@ public final class E2E {
           s.wallSeconds(), s.cpuSeconds(), s.cpuPerMillionWords(), s.peakRssMb(),
           s.verified() ? "verified" : "WRONG"));
     }
-    List<Variant> peers = Stream.of(Variant.RAW, Variant.ROCKSDB_BARE, Variant.STORM_TX, Variant.STORM_OPAQUE,
-        Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB).filter(summaries::containsKey).toList();
+    List<Variant> peers = Stream.of(Variant.RAW, Variant.ROCKSDB_BARE, Variant.PG_BARE, Variant.STORM_TX,
+        Variant.STORM_OPAQUE, Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB).filter(summaries::containsKey).toList();
     md.append("\nThroughput ratios (row ÷ column):\n\n| | ");
     peers.forEach(p -> md.append(p.id()).append(" | "));
     md.append("\n| --- |");
@@ -329,6 +404,27 @@ public final class E2E {
         md.append(fmt(s.wordsPerSecond() / summaries.get(p).wordsPerSecond())).append(" | ");
       }
       md.append('\n');
+    }
+    if (postgresDescription != null) {
+      md.append("\nPostgreSQL variants on ").append(postgresDescription).append(", in the same run.");
+      if (summaries.containsKey(Variant.PG_BARE)) {
+        md.append(" The bare JDBC loop writes each batch in one transaction: `").append(BarePostgresLoop.UPSERT_TEXT)
+            .append("` (the counts are added on the server, never read back), then the committed txid, then "
+                + "COMMIT.");
+      }
+      md.append('\n');
+      List<Summary> pg = summaries.values().stream().filter(x -> x.variant().onPostgres()).toList();
+      if (pg.stream().allMatch(x -> medianServerCpu(runs, x.variant()) >= 0)) {
+        md.append("\nCPU of the client (the child JVM, timed section) and of the PostgreSQL server (all its processes "
+            + "over the child's life):\n\n| variant | words/s | client CPU s | server CPU s | client + server CPU s "
+            + "per M words |\n| --- | ---: | ---: | ---: | ---: |\n");
+        for (Summary x : pg) {
+          double server = medianServerCpu(runs, x.variant());
+          md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %.2f |%n", x.variant().id(),
+              x.wordsPerSecond(), x.cpuSeconds(), server,
+              (x.cpuSeconds() + server) / (Counts.total(expected) / 1e6)));
+        }
+      }
     }
     if (!latency.isEmpty()) {
       md.append("\nCommit latency of Epochal RocksDB (transactional, epoch protocol) per batch size "
@@ -355,6 +451,8 @@ public final class E2E {
         Variant.EPOCHAL_ROCKSDB_TX, Variant.ROCKSDB_BARE, 0.8);
     target(md, misses, summaries, "Epochal RocksDB exactly-once ≥ 5× Flink RocksDB", Variant.EPOCHAL_ROCKSDB_TX,
         Variant.FLINK_ROCKSDB, 5);
+    target(md, misses, summaries, "Epochal PostgreSQL exactly-once ≥ 0.8× bare JDBC loop", Variant.EPOCHAL_PG_TX,
+        Variant.PG_BARE, 0.8);
     if (scale.size() == 2) {
       Run small = scale.get(0);
       Run big = scale.get(1);
@@ -364,15 +462,15 @@ public final class E2E {
         misses.add("10M keys within 2× of 100k keys");
       }
       md.append(String.format(Locale.ROOT, "| %s keys within 2× of 100k keys (throughput ratio ≥ 0.5) | %s | %s |%n",
-          humanKeys(settings.scaleKeys), fmt(ratio), ok ? "met" : "**missed**"));
+          humanKeys(settings.scaleKeys()), fmt(ratio), ok ? "met" : "**missed**"));
       md.append(String.format(Locale.ROOT, "%nScale (Epochal RocksDB transactional, -Xmx%s, same corpus; the large "
               + "state is prefilled through the pipeline with %s distinct keys before the timed run):%n%n"
               + "| state | words/s | heap peak MB | heap after GC MB | peak RSS MB | counts |%n"
-              + "| --- | ---: | ---: | ---: | ---: | --- |%n", settings.scaleXmx, humanKeys(settings.scaleKeys)));
+              + "| --- | ---: | ---: | ---: | ---: | --- |%n", settings.scaleXmx, humanKeys(settings.scaleKeys())));
       for (Run r : scale) {
         md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,d | %,d | %,d | %s |%n",
             r.tag().equals("keys100k") ? String.format("%,d keys (corpus only)", expected.size())
-                : humanKeys(settings.scaleKeys) + " prefilled + corpus",
+                : humanKeys(settings.scaleKeys()) + " prefilled + corpus",
             r.wordsPerSecond(), r.heapPeakBytes() >> 20,
             Long.parseLong(r.props().getProperty("heapAfterGcBytes", "0")) >> 20, r.peakRssKb() / 1024,
             r.verified() ? "verified" : "WRONG"));
@@ -389,6 +487,13 @@ public final class E2E {
       }
     }
     return new Report(runs, latency, scale, misses);
+  }
+
+  /** Median server CPU seconds of a PostgreSQL variant's runs, or -1 if unknown. */
+  private static double medianServerCpu(List<Run> runs, Variant v) {
+    double[] cpu = runs.stream().filter(r -> r.variant() == v)
+        .mapToDouble(r -> Double.parseDouble(r.props().getProperty("serverCpuNanos", "-1e9")) / 1e9).toArray();
+    return cpu.length == 0 || Arrays.stream(cpu).anyMatch(c -> c < 0) ? -1 : median(cpu);
   }
 
   private static void target(StringBuilder md, List<String> misses, Map<Variant, Summary> s, String name,

@@ -16,6 +16,7 @@ import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.state.transactional.TransactionalValue;
+import io.epochal.store.postgres.PostgresTableStore;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
@@ -42,7 +43,9 @@ import java.util.Optional;
  *   <li>{@code mem-opaque}: an {@code OpaqueMap} table of the in-memory table store (epoch protocol) fed by the
  *       opaque {@link FileOpaqueSpout};</li>
  *   <li>{@code rocksdb-tx} / {@code rocksdb-opaque}: the same over {@link RocksDbTableStore} (epoch protocol: every
- *       dirty row, the spout metadata and the txid in one RocksDB write batch).</li>
+ *       dirty row, the spout metadata and the txid in one RocksDB write batch);</li>
+ *   <li>{@code pg-tx} / {@code pg-opaque}: the same over {@link PostgresTableStore} (epoch protocol: one SQL
+ *       transaction per batch).</li>
  * </ul>
  */
 public final class EpochalRuns {
@@ -87,6 +90,37 @@ public final class EpochalRuns {
         run(ctx, PIPELINE, transactionalSpout(ctx), TransactionalTableLayout.factory(states), checkpoints);
       }
       return scan(store, PIPELINE + "/" + STATE);
+    }
+  }
+
+  public static Map<String, Long> pgTx(RunContext ctx) {
+    return postgres(ctx, false);
+  }
+
+  public static Map<String, Long> pgOpaque(RunContext ctx) {
+    return postgres(ctx, true);
+  }
+
+  /**
+   * The word count on {@link PostgresTableStore} (epoch protocol: per batch, every dirty row, the spout metadata and
+   * the txid in one SQL transaction), in a schema of its own, dropped after the run.
+   */
+  private static Map<String, Long> postgres(RunContext ctx, boolean opaque) {
+    try {
+      try (PostgresTableStore store = PostgresTableStore.builder(ctx.jdbcUrl()).user(ctx.jdbcUser())
+          .password(PostgresServer.childPassword()).schema(ctx.schema()).build()) {
+        TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
+        TableStates.Builder<String, Long> states =
+            TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
+        if (opaque) {
+          run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(states), checkpoints);
+        } else {
+          run(ctx, PIPELINE, transactionalSpout(ctx), TransactionalTableLayout.factory(states), checkpoints);
+        }
+        return scan(store, PIPELINE + "/" + STATE);
+      }
+    } finally {
+      PostgresServer.dropSchema(ctx.jdbcUrl(), ctx.jdbcUser(), PostgresServer.childPassword(), ctx.schema());
     }
   }
 

@@ -23,4 +23,22 @@ public record RunContext(Path corpus, Path work, Options options, Meter meter, P
   public int inFlight() {
     return options.intValue("inflight", 2);
   }
+
+  /** The PostgreSQL variants' server (the password comes in {@link PostgresServer#PASSWORD_ENV}). */
+  public String jdbcUrl() {
+    String url = options.get("jdbc", null);
+    if (url == null) {
+      throw new IllegalStateException("a PostgreSQL variant needs jdbc=<url> (the harness passes it)");
+    }
+    return url;
+  }
+
+  public String jdbcUser() {
+    return options.get("jdbcUser", "postgres");
+  }
+
+  /** The PostgreSQL schema of this run (created by the run, dropped after it). */
+  public String schema() {
+    return options.get("schema", "e2e");
+  }
 }

@@ -15,6 +15,12 @@ public enum Variant {
       "io.epochal.benchmarks.EpochalRuns", "rocksTx"),
   EPOCHAL_ROCKSDB_OPAQUE("epochal-rocksdb-opaque", "Epochal RocksDB, OpaqueMap, epoch", Peer.PLAIN,
       "io.epochal.benchmarks.EpochalRuns", "rocksOpaque"),
+  PG_BARE("pg-bare", "bare JDBC micro-batch loop on PostgreSQL (1 thread)", Peer.PLAIN,
+      "io.epochal.benchmarks.BarePostgresLoop", "run"),
+  EPOCHAL_PG_TX("epochal-pg-tx", "Epochal PostgreSQL, TransactionalMap, epoch", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "pgTx"),
+  EPOCHAL_PG_OPAQUE("epochal-pg-opaque", "Epochal PostgreSQL, OpaqueMap, epoch", Peer.PLAIN,
+      "io.epochal.benchmarks.EpochalRuns", "pgOpaque"),
   STORM_TX("storm-tx", "Storm Trident 2.8.3, TransactionalMap", Peer.STORM,
       "io.epochal.benchmarks.storm.TridentRun", "transactional"),
   STORM_OPAQUE("storm-opaque", "Storm Trident 2.8.3, opaque MemoryMapState", Peer.STORM,
@@ -54,6 +60,11 @@ public enum Variant {
 
   public Peer peer() {
     return peer;
+  }
+
+  /** @return whether the variant runs on the harness' PostgreSQL server */
+  public boolean onPostgres() {
+    return this == PG_BARE || this == EPOCHAL_PG_TX || this == EPOCHAL_PG_OPAQUE;
   }
 
   public static Variant of(String id) {

@@ -402,7 +402,9 @@ public final class EpochalTrident {
    * partitions)} of its own copy of the factory, and the engine drives it with {@code beginCommit(t)},
    * {@code commit(t)} in txid order as Trident does. Trident map states also serve {@code persistentAggregate} and
    * {@code lookup}; other states serve {@link #updater} and {@link #stateQuery}. The Trident state's own semantics
-   * apply (a Trident {@code TransactionalMap} still re-bases a value whose txid is ahead).
+   * apply (a Trident {@code TransactionalMap} still re-bases a value whose txid is ahead). After an attempt in which a
+   * call into a partition's Trident state threw, the partition gets a fresh state from {@code makeState} before the
+   * replay: a Trident {@code CachedMap} may hold cells whose store write failed.
    *
    * @param kind what the Trident state does with a replayed batch (Trident does not declare it): {@code OPAQUE} for
    *     {@code OpaqueMap.build(..)} and {@code MemoryMapState}, {@code TRANSACTIONAL} for

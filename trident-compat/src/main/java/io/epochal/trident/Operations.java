@@ -314,7 +314,14 @@ final class Operations {
         projected.add(input.project(r));
       }
       Collectors.Drop out = new Collectors.Drop(source);
-      copies.get(state, records).updateState(tridentView(state, batch.txid(), source), projected, out);
+      try {
+        copies.get(state, records).updateState(tridentView(state, batch.txid(), source), projected, out);
+      } catch (RuntimeException e) {
+        if (state instanceof TridentStateAdapter adapter) {
+          adapter.failed(); // its caches may now disagree with its store: replaced at the abort
+        }
+        throw e;
+      }
       if (out.dropped > 0) {
         LOG.debug("{} emitted {} tuples in {}; Epochal's partitionPersist has no output stream, they are dropped",
             source, out.dropped, batch);

@@ -13,18 +13,27 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.storm.trident.state.State;
 import org.apache.storm.trident.state.map.ReadOnlyMapState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An Epochal state holding one partition of a user's Trident {@link State} (made by their Trident
  * {@code StateFactory}), driven by the Epochal engine: {@code beginCommit(t)}/{@code commit(t)} are forwarded, and when
  * the Trident state is a Trident {@code MapState} the Epochal {@link MapState} calls are translated to it, so that
- * {@code persistentAggregate} and {@code lookup} work. {@code abort} does nothing: Trident states have no abort and
- * clear their per-batch caches at the next {@code beginCommit}. A Trident {@code OpaqueMap}'s "Current batch is behind
- * state's batch" error becomes {@link StateAheadException}, which stops the pipeline instead of being retried.
+ * {@code persistentAggregate} and {@code lookup} work. A Trident {@code OpaqueMap}'s "Current batch is behind state's
+ * batch" error becomes {@link StateAheadException}, which stops the pipeline instead of being retried.
+ *
+ * <p>Trident states have no abort. After an attempt in which a call into the Trident state threw, {@code abort}
+ * replaces it with a fresh state from the partition's factory, as a restarted Storm worker would have: a Trident
+ * {@code CachedMap} (which storm-redis, storm-hbase and others put under their maps) caches the cells of a
+ * {@code multiPut} before the store write that failed, and Trident's {@code TransactionalMap} would then take the
+ * cached cell of the failed batch for one already written, and never write it again. A state whose calls all
+ * succeeded is kept (its caches agree with its store), so an attempt failing elsewhere costs no reload.
  *
  * <p>Values read from the Trident state, and the stored values handed to updaters, have {@code Integer},
  * {@code Short} and {@code Byte} widened to {@code Long} (a JSON-backed Trident store returns {@code Integer} on Storm
@@ -33,19 +42,44 @@ import org.apache.storm.trident.state.map.ReadOnlyMapState;
  * instance per partition, as in Storm.
  */
 final class TridentStateAdapter implements MapState<List<Object>, Object> {
+  private static final Logger LOG = LoggerFactory.getLogger(TridentStateAdapter.class);
   private static final Pattern BEHIND = Pattern.compile("Current batch \\((\\d+)\\) is behind state's batch");
   private static final Pattern STORED = Pattern.compile("currTxid=(\\d+)");
 
-  private final State state;
+  private final Supplier<State> factory;
   private final StateContext context;
+  private volatile State state;
+  /** A call into {@link #state} threw during the current attempt: its caches may disagree with its store. */
+  private volatile boolean failed;
 
-  TridentStateAdapter(State state, StateContext context) {
-    this.state = Objects.requireNonNull(state, "the Trident StateFactory returned a null state");
+  /** @param factory makes this partition's Trident state: once now, again after an attempt it failed in */
+  TridentStateAdapter(Supplier<State> factory, StateContext context) {
+    this.factory = Objects.requireNonNull(factory, "factory");
     this.context = context;
+    this.state = make();
+  }
+
+  private State make() {
+    return Objects.requireNonNull(factory.get(), "the Trident StateFactory returned a null state");
   }
 
   State tridentState() {
     return state;
+  }
+
+  /** Records that a call into the Trident state (by this adapter or by a Trident updater or query) threw. */
+  void failed() {
+    failed = true;
+  }
+
+  @Override
+  public void abort(long txid) {
+    if (failed) {
+      LOG.debug("{}: a call failed in an attempt of batch {}; replacing the Trident state with a fresh one", this,
+          txid);
+      state = make();
+      failed = false;
+    }
   }
 
   StateContext context() {
@@ -54,12 +88,18 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
 
   @Override
   public void beginCommit(long txid) {
-    state.beginCommit(txid);
+    translate(() -> {
+      state.beginCommit(txid);
+      return null;
+    });
   }
 
   @Override
   public void commit(long txid) {
-    state.commit(txid);
+    translate(() -> {
+      state.commit(txid);
+      return null;
+    });
   }
 
   @Override
@@ -125,6 +165,7 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
     try {
       return call.get();
     } catch (RuntimeException e) {
+      failed = true;
       Matcher behind = e.getMessage() == null ? null : BEHIND.matcher(e.getMessage());
       if (behind != null && behind.find()) {
         Matcher stored = STORED.matcher(e.getMessage());

@@ -11,7 +11,8 @@ import java.util.Objects;
 /**
  * An Epochal {@link StateFactory} over a user's Trident {@code StateFactory}: each partition gets its own copy of the
  * factory (as each Storm task deserializes its own) and {@code makeState(conf, metrics, partitionIndex,
- * numPartitions)} with a synthetic metrics context. The kind is declared by the caller, since Trident states do not
+ * numPartitions)} with a synthetic metrics context (again after an attempt in which the state failed: see
+ * {@link TridentStateAdapter}). The kind is declared by the caller, since Trident states do not
  * declare it. Immutable and thread-safe.
  */
 final class TridentStateFactoryAdapter implements StateFactory<MapState<List<Object>, Object>> {
@@ -30,7 +31,7 @@ final class TridentStateFactoryAdapter implements StateFactory<MapState<List<Obj
   @Override
   public MapState<List<Object>, Object> makeState(StateContext context) {
     org.apache.storm.trident.state.StateFactory copy = StormContexts.copy(factory);
-    return new TridentStateAdapter(copy.makeState(conf,
+    return new TridentStateAdapter(() -> copy.makeState(conf,
         StormContexts.topologyContext(context.stateName(), conf, null, context.partitionIndex(),
             context.numPartitions()),
         context.partitionIndex(), context.numPartitions()), context);

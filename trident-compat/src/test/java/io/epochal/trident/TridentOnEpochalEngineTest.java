@@ -40,6 +40,7 @@ import org.apache.storm.trident.spout.BatchSpoutExecutor;
 import org.apache.storm.trident.state.JSONOpaqueSerializer;
 import org.apache.storm.trident.state.OpaqueValue;
 import org.apache.storm.trident.state.StateType;
+import org.apache.storm.trident.state.map.CachedMap;
 import org.apache.storm.trident.state.map.MapCombinerAggStateUpdater;
 import org.apache.storm.trident.testing.MemoryMapState;
 import org.apache.storm.trident.tuple.TridentTuple;
@@ -47,6 +48,7 @@ import org.apache.storm.tuple.Fields;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Trident code (spouts, functions, filters, aggregators, state updaters, query functions, a Trident
@@ -267,6 +269,60 @@ class TridentOnEpochalEngineTest {
     }
     assertEquals(Map.of("the", 5L, "cow", 2L, "moon", 1L), storedCounts(store, StateType.OPAQUE));
     assertEquals("[9,5,4]", BytesStoreBackingMap.rawJson(store, List.of("the")));
+  }
+
+  /**
+   * storm-redis' shape of a Trident map: {@code TransactionalMap.build(new CachedMap(backing, n))}. {@code CachedMap}
+   * caches a {@code multiPut}'s cells before the store write, so when that write fails, Trident's
+   * {@code TransactionalMap} takes the cached cell of the failed batch for one already written and the replay writes
+   * nothing. Without a fresh state after the failed attempt, "b" stays at 1 in the store (as on Storm).
+   */
+  public static final class CachedTransactionalFactory implements org.apache.storm.trident.state.StateFactory {
+    private static final long serialVersionUID = 1L;
+    private final String store;
+    private final int failEvery;
+
+    CachedTransactionalFactory(String store, int failEvery) {
+      this.store = store;
+      this.failEvery = failEvery;
+    }
+
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public org.apache.storm.trident.state.State makeState(Map<String, Object> conf,
+        org.apache.storm.task.IMetricsContext metrics, int partitionIndex, int numPartitions) {
+      return new org.apache.storm.trident.state.map.SnapshottableMap(
+          org.apache.storm.trident.state.map.TransactionalMap.build(new CachedMap(
+          new BytesStoreBackingMap<>(store, EpochalTrident.longSafeSerializer(StateType.TRANSACTIONAL), failEvery),
+          1000)), new org.apache.storm.tuple.Values("$GLOBAL$"));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void shouldReplaceATridentStateWhoseStoreWriteFailedSoItsCacheCannotHideTheLostWrite(boolean partitionPersist) {
+    String store = unique("cached-transactional");
+    // Batch 1 "a b"; batch 2 "a b": its multiPut (the store's 2nd) writes "a" only, then fails; the replay must
+    // write "b".
+    PipelineBuilder b = Pipeline.newBuilder(unique("cached")).retryPolicy(RetryPolicy.immediate(5));
+    Stream<TridentTuple> words = b.source(EpochalTrident.spout("s", Sentences.spout(List.of("a b", "a b"), 1)))
+        .flatMap(EpochalTrident.each(SENTENCE, new Flaky.Split(unique("split"), 0), WORD));
+    StateFactory<MapState<List<Object>, Long>> state = EpochalTrident.tridentState(
+        new CachedTransactionalFactory(store, 2), StateKind.TRANSACTIONAL);
+    if (partitionPersist) {
+      Fields wordAndOne = new Fields("word", "one");
+      words.map(t -> EpochalTrident.tuple(wordAndOne, List.of(t.getStringByField("word"), 1L)))
+          .groupBy(EpochalTrident.key(WORD))
+          .partitionPersist("counts", state, EpochalTrident.updater(wordAndOne,
+              new MapCombinerAggStateUpdater(new Count(), WORD, new Fields("one"))));
+    } else {
+      words.groupBy(EpochalTrident.key(WORD)).persistentAggregate("counts", state,
+          EpochalTrident.combiner(new Count()));
+    }
+    try (Pipeline p = b.build()) {
+      assertEquals(1, p.runUntilIdle().failedAttempts());
+    }
+    assertEquals(Map.of("a", 2L, "b", 2L), storedCounts(store, StateType.TRANSACTIONAL));
   }
 
   @Test
