@@ -81,8 +81,7 @@ class RedisMapStateReplayProperties {
     @SuppressWarnings({"rawtypes", "unchecked"})
     synchronized RedisMapState backingMap(StateType type) {
       if (pool == null) {
-        pool = new JedisPool(new redis.clients.jedis.JedisPoolConfig(), "127.0.0.1", redis.port(), 5000, null,
-            index);
+        pool = redis.pool(index);
       }
       return new RedisMapState(pool, new Options(), type == StateType.OPAQUE ? new JSONOpaqueSerializer()
           : new JSONTransactionalSerializer(), new KeyFactory.DefaultKeyFactory());

@@ -144,8 +144,7 @@ class RedisMapStateTest {
     int db = freshDatabase();
     Options options = new Options();
     // One pool for every partition's map, as a user plugging the backing map in by hand would share it.
-    try (JedisPool pool = new JedisPool(new redis.clients.jedis.JedisPoolConfig(), "127.0.0.1", redis.port(), 5000,
-        null, db)) {
+    try (JedisPool pool = redis.pool(db)) {
       RedisMapState backing = new RedisMapState(pool, new Options(), type == StateType.OPAQUE
           ? new JSONOpaqueSerializer() : new JSONTransactionalSerializer(), new KeyFactory.DefaultKeyFactory());
       StateFactory<MapState<List<Object>, Long>> state = type == StateType.OPAQUE

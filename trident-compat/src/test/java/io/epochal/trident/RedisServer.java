@@ -134,6 +134,18 @@ final class RedisServer implements AutoCloseable {
     return new JedisPoolConfig("127.0.0.1", port, 5000, null, checkDatabase(database));
   }
 
+  /**
+   * A Jedis pool on logical database {@code database}, for tests that build {@code RedisMapState} by hand (close it).
+   * Without an idle evictor: closing a pool whose evictor runs can fail in commons-pool2 2.12's shared eviction timer
+   * ({@code ConcurrentModificationException} in {@code EvictionTimer.remove}) while other pools' evictors run.
+   */
+  redis.clients.jedis.JedisPool pool(int database) {
+    redis.clients.jedis.JedisPoolConfig config = new redis.clients.jedis.JedisPoolConfig();
+    config.setTimeBetweenEvictionRuns(java.time.Duration.ofMillis(-1));
+    config.setJmxEnabled(false);
+    return new redis.clients.jedis.JedisPool(config, "127.0.0.1", port, 5000, null, checkDatabase(database));
+  }
+
   /** A new client on logical database {@code database} (close it). */
   Jedis client(int database) {
     Jedis jedis = new Jedis("127.0.0.1", port, 5000);
