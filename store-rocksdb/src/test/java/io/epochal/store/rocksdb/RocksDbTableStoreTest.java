@@ -117,6 +117,9 @@ class RocksDbTableStoreTest extends TableStoreContract {
     RocksDbTableStore second = store();
     SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
         () -> second.openTable(counts("kryo:v1:java.lang.Long")));
+    assertTrue(e.context().table().orElseThrow().contains("counts"), e::toString);
+    assertFalse(e.retryable());
+    // user-facing below: where, and both schemas (the exception has no expected/actual fields)
     assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("kryo:v1:java.lang.Long"), "expected codec: " + e.getMessage());
     assertTrue(e.getMessage().contains("long-be:v1"), "found codec: " + e.getMessage());
@@ -184,7 +187,9 @@ class RocksDbTableStoreTest extends TableStoreContract {
     try (StoreTransaction tx = reopened.begin()) {
       StateCorruptedException e = assertThrows(StateCorruptedException.class,
           () -> tx.lookup(again, List.of(key)));
-      assertTrue(e.getMessage().contains("counts") && e.getMessage().contains("broken"), e.getMessage());
+      assertTrue(e.context().table().orElseThrow().contains("counts"), e::toString);
+      assertEquals(java.util.Optional.of("broken"), e.context().key(), e::toString);
+      assertFalse(e.retryable());
       assertEquals(1L, tx.lookup(again, List.of(again.schema().key("fine"))).get(0).orElseThrow().getLong("count"));
       assertThrows(StateCorruptedException.class, () -> tx.scan(again));
     }
