@@ -2,6 +2,8 @@ package io.epochal.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -242,6 +244,7 @@ class CodecsTest {
     Codec<Object> c = Codecs.kryo(Banner.class, Campaign.class, Holder.class, Color.class);
     byte[] valid = c.encode(new Campaign("c", List.of(new Banner("a", 1)), Map.of("k", 2L)));
     Random random = new Random(42);
+    int[] rejected = new int[2]; // random bytes, valid bytes with one byte changed
     for (int i = 0; i < 10_000; i++) {
       byte[] g;
       if (i % 2 == 0) {
@@ -251,12 +254,21 @@ class CodecsTest {
         g = valid.clone();
         g[random.nextInt(g.length)] = (byte) random.nextInt(256);
       }
+      Object decoded;
       try {
-        c.decode(g);
-      } catch (CodecException expected) {
-        // fine: undecodable
+        decoded = c.decode(g);
+      } catch (CodecException e) {
+        assertFalse(e.retryable(), "undecodable bytes stay undecodable: " + e);
+        rejected[i % 2]++;
+        continue;
       }
+      // accepted: only a value the codec can write again (never a half-read object or null)
+      assertNotNull(decoded, () -> Arrays.toString(g));
+      assertEquals(decoded.getClass(), c.decode(c.encode(decoded)).getClass(), () -> Arrays.toString(g));
     }
+    // the codec must actually reject: nearly all random bytes, and most single-byte changes of valid bytes
+    assertTrue(rejected[0] >= 4_900, () -> rejected[0] + " of 5,000 random byte strings rejected");
+    assertTrue(rejected[1] >= 2_500, () -> rejected[1] + " of 5,000 changed valid encodings rejected");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.epochal.flow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,7 +48,8 @@ class FlowNullValueTest {
           }, FlowStates.on(checkpoints));
       try (Pipeline p = builder.build()) {
         InvalidRecordException e = assertThrows(InvalidRecordException.class, p::runUntilIdle);
-        assertTrue(e.getMessage().contains("'clicks'") && e.getMessage().contains("'k'"), e.getMessage());
+        assertTrue(e.context().table().orElseThrow().contains("clicks"), e::toString);
+        assertFalse(e.retryable());
         assertEquals(Optional.of("k"), e.context().key());
         assertEquals(OptionalLong.of(1), e.context().txid());
         assertEquals(0, p.metrics().failedAttempts(), "not retried");

@@ -147,6 +147,27 @@ class MainTest {
     assertEquals(Main.OK, banner.code(), banner::toString);
   }
 
+  /** {@code --failure-rate} fires the testkit's faults (RandomFaults) on every store kind; the counts still verify. */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"memory", "memory-maps", "rocksdb"})
+  void shouldInjectRandomFaultsAtTheFailureRateAndStillVerifyTheCounts(String store) {
+    List<String> args = new ArrayList<>(List.of("word-count", "--sentences", "3000", "--batch-size", "300",
+        "--store", store, "--failure-rate", "0.4", "--spout", store.equals("memory") ? "opaque" : "transactional"));
+    if (store.equals("rocksdb")) {
+      args.addAll(List.of("--state-dir", tmp.resolve("state").toString()));
+    }
+    Result r = cli(args.toArray(String[]::new));
+    assertEquals(Main.OK, r.code(), r::toString);
+    assertTrue(r.out().contains("counts verified"), r::out);
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("replays survived: ([0-9,]+) \\(injected failures: ([0-9,]+)\\)").matcher(r.out());
+    assertTrue(m.find(), r::out);
+    long replays = Long.parseLong(m.group(1).replace(",", ""));
+    long injected = Long.parseLong(m.group(2).replace(",", ""));
+    assertTrue(injected > 0, r::out);
+    assertTrue(replays >= injected, () -> "every injected failure fails an attempt: " + r.out());
+  }
+
   @Test
   void shouldExitOneOnAMismatchWithTheRecount() throws Exception {
     Path state = tmp.resolve("state");

@@ -16,8 +16,8 @@ import java.util.function.Function;
  * wrapped spout's kind and replay promise, for every emission the decorator lets through unchanged.
  *
  * <p>A wrapper implements {@link Transactional}, {@link Opaque} or {@link NonTransactional}: it gives the wrapped spout
- * and {@link EmitDecorator#aroundEmit}, everything else is forwarded. Used by {@link FaultInjectingSpout} and by the
- * testkit's fault injector.
+ * and {@link EmitDecorator#aroundEmit}, everything else is forwarded. The testkit's fault injector
+ * ({@code io.epochal.testkit.FaultInjector}, the project's one fault model) builds its spout wrappers on them.
  *
  * @since 0.1.0
  */

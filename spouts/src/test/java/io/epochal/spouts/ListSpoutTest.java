@@ -1,6 +1,7 @@
 package io.epochal.spouts;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,6 +71,7 @@ class ListSpoutTest {
     SourceChangedException e = assertThrows(SourceChangedException.class,
         () -> emit(spout, 7, 2, new Range(0, 3)));
     assertTrue(e.getMessage().contains("short") && e.getMessage().contains("txid 7"), e.getMessage());
+    assertFalse(e.retryable(), "a changed source is not fixed by a retry"); // no source/txid fields yet: text
     assertThrows(SourceChangedException.class, () -> spout.nextBatch(2, Optional.of(new Range(0, 4))));
   }
 

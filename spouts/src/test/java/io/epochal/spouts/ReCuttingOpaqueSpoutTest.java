@@ -94,6 +94,7 @@ class ReCuttingOpaqueSpoutTest {
     ReCuttingOpaqueSpout<Long> spout = ReCuttingOpaqueSpout.of("recut", List.of(1L, 2L), 1, 2, 0);
     SourceChangedException e = assertThrows(SourceChangedException.class, () -> spout.isReady(4, Optional.of(3L)));
     assertTrue(e.getMessage().contains("recut") && e.getMessage().contains("txid 4"), e.getMessage());
+    assertFalse(e.retryable(), "a changed source is not fixed by a retry"); // no source/txid fields yet: text
     assertThrows(SourceChangedException.class, () -> emit(spout, 1, 1, Optional.of(-1L)));
   }
 

@@ -1,6 +1,7 @@
 package io.epochal.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -171,8 +172,11 @@ class CoordinatorGuaranteesTest {
         .persistentAggregate("letter-counts", TransactionalMap.factory(store), Aggregators.count());
     try (Pipeline p = b.build()) {
       StateAheadException e = assertThrows(StateAheadException.class, p::runUntilIdle);
-      assertTrue(e.getMessage().contains("letter-counts") && e.getMessage().contains("'a'")
-          && e.getMessage().contains("txid 7") && e.getMessage().contains("txid 1"), e.getMessage());
+      assertEquals("letter-counts", e.table());
+      assertEquals("a", e.key());
+      assertEquals(7, e.storedTxid());
+      assertEquals(1, e.batchTxid());
+      assertFalse(e.retryable());
       assertEquals(0, p.lastCommittedTxid());
     }
     assertEquals(new TransactionalValue<>(10L, 7), store.snapshot().get("a"), "nothing overwritten");

@@ -1,6 +1,7 @@
 package io.epochal.store.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,8 +95,10 @@ class TableStatesTest {
     map.beginCommit(1);
     StateCorruptedException e = assertThrows(StateCorruptedException.class,
         () -> map.multiUpdate(1, Map.of("bad", plus(1), "good", plus(1))));
-    assertTrue(e.getMessage().contains("'p/s'") && e.getMessage().contains("'bad'")
-        && e.getMessage().contains("txid none"), e.getMessage());
+    assertEquals(Optional.of("p/s"), e.context().table());
+    assertEquals(Optional.of("bad"), e.context().key());
+    assertEquals(java.util.OptionalLong.empty(), e.context().txid(), "a plain layout has no txid column");
+    assertFalse(e.retryable());
     cps.commit("p", 1, META);
     assertEquals(List.of(corrupt), scan(store, "p/s"), "nothing may be overwritten");
   }

@@ -1,6 +1,7 @@
 package io.epochal.state.opaque;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -98,7 +99,10 @@ class OpaqueTableLayoutTest {
     }
     map.beginCommit(5);
     StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> map.multiGet(5, List.of("bad")));
-    assertTrue(e.getMessage().contains("'bad'") && e.getMessage().contains("txid 4"), e.getMessage());
+    assertEquals(java.util.Optional.of("bad"), e.context().key());
+    assertEquals(java.util.OptionalLong.of(4), e.context().txid(), "the txid the damaged cell claims");
+    assertTrue(e.context().table().isPresent(), e::toString);
+    assertFalse(e.retryable());
     assertEquals(List.of(corrupt), scan(store));
   }
 

@@ -1,6 +1,7 @@
 package io.epochal.state.transactional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -119,8 +120,10 @@ class TransactionalTableLayoutTest {
     map.beginCommit(8);
     StateCorruptedException e = assertThrows(StateCorruptedException.class,
         () -> map.multiUpdate(8, Map.of("bad", plus(1))));
-    assertTrue(e.getMessage().contains("'p/counts'") && e.getMessage().contains("'bad'")
-        && e.getMessage().contains("txid 7"), e.getMessage());
+    assertEquals(java.util.Optional.of("p/counts"), e.context().table());
+    assertEquals(java.util.Optional.of("bad"), e.context().key());
+    assertEquals(java.util.OptionalLong.of(7), e.context().txid(), "the txid the damaged cell claims");
+    assertFalse(e.retryable());
     assertEquals(List.of(corrupt), scan(store));
   }
 

@@ -158,7 +158,8 @@ class PostgresTableStoreTest {
             + "usename = '" + TestPostgres.USER + "' AND state = 'idle in transaction'")) {
           rs.next();
           if (rs.getInt(1) > 0) {
-            Thread.sleep(50);
+            // handshake: the terminated backends are gone before the test goes on
+            awaitActivity("state = 'idle in transaction'", false);
             return;
           }
         }
@@ -168,13 +169,49 @@ class PostgresTableStoreTest {
     throw new AssertionError("no idle transaction to terminate");
   }
 
+  /** @return the server's clock now, as text PostgreSQL reads back as a timestamptz */
+  private String serverClock() throws Exception {
+    try (Connection c = pg.admin().getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT clock_timestamp()::text")) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  /**
+   * Polls {@code pg_stat_activity} until a backend of the test user matching {@code condition} exists (or, with
+   * {@code present = false}, none does): a handshake on the server's own state, not a timer. Fails after 30 s.
+   */
+  private void awaitActivity(String condition, boolean present) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try (Connection c = pg.admin().getConnection(); Statement st = c.createStatement()) {
+      while (true) {
+        try (ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE usename = '"
+            + TestPostgres.USER + "' AND " + condition)) {
+          rs.next();
+          if ((rs.getInt(1) > 0) == present) {
+            return;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("no backend " + (present ? "" : "stopped ") + "matching " + condition);
+        }
+        Thread.sleep(10);
+      }
+    }
+  }
+
   @Test
   void shouldExpireAnIdleTransactionOnTheServerAndApplyNothing() throws Exception {
     PostgresTableStore store = keep(pg.store(schema).transactionTimeout(Duration.ofMillis(300)).build());
     Table t = store.openTable(counts());
+    String before = serverClock();
     StoreTransaction tx = store.begin();
     tx.upsert(t, count("late", 1));
-    Thread.sleep(1200);
+    String ours = "state = 'idle in transaction' AND xact_start >= '" + before + "'::timestamptz";
+    // handshake, no sleep: begin ran its statements, so the transaction is idle on the server until the server
+    // ends it after its 300 ms idle timeout
+    awaitActivity(ours, false);
     StoreException e = assertThrows(StoreException.class, tx::commit);
     assertTrue(e.retryable(), e.getMessage());
     assertEquals(Optional.empty(), get(store, t, counts().key("late")));
@@ -205,8 +242,12 @@ class PostgresTableStoreTest {
     TableSchema other = TableSchema.builder("counts").key("word", ColumnType.STRING).value("count", ColumnType.DOUBLE)
         .value("note", ColumnType.BYTES).build();
     SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> second.openTable(other));
-    assertTrue(e.getMessage().contains("expected " + other), e.getMessage());
-    assertTrue(e.getMessage().contains("actual " + counts()), e.getMessage());
+    // the store passes "counts in PostgreSQL table store at ..." as the path: the context's table starts with it
+    assertTrue(e.context().table().orElseThrow().startsWith("counts"), e::toString);
+    assertFalse(e.retryable());
+    // user-facing: the message shows both schemas (the exception has no expected/actual fields)
+    assertTrue(e.getMessage().contains("expected " + other) && e.getMessage().contains("actual " + counts()),
+        e.getMessage());
     assertEquals(Optional.of("counts"), e.context().table().map(s -> s.substring(0, "counts".length())));
     assertFalse(e.retryable());
     assertEquals(Optional.of(count("a", 1)), get(second, second.openTable(counts()), counts().key("a")));
@@ -221,9 +262,10 @@ class PostgresTableStoreTest {
     pg.sql("ALTER TABLE " + table + " ALTER COLUMN count TYPE numeric");
     PostgresTableStore second = store();
     SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> second.openTable(counts()));
-    assertTrue(e.getMessage().contains("count bigint"), e.getMessage());
-    assertTrue(e.getMessage().contains("count numeric"), e.getMessage());
-    assertTrue(e.getMessage().contains(table), e.getMessage());
+    assertTrue(e.context().table().isPresent(), e::toString);
+    assertFalse(e.retryable());
+    assertTrue(e.getMessage().contains("count bigint") && e.getMessage().contains("count numeric")
+        && e.getMessage().contains(table), e.getMessage()); // user-facing: both column types, the SQL table
     assertThrows(SchemaMismatchException.class, () -> second.findTable("counts"));
   }
 
@@ -454,6 +496,8 @@ class PostgresTableStoreTest {
     pg.sql("UPDATE " + table + " SET count = 42 WHERE word = 'a'");
     StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> get(store, t, counts().key("a")));
     assertEquals(Optional.of("a"), e.context().key());
+    assertEquals(Optional.of("counts"), e.context().table());
+    assertFalse(e.retryable());
     assertTrue(e.getMessage().contains("CRC"), e.getMessage());
     assertEquals(Optional.of(count("b", 2)), get(store, t, counts().key("b")), "other rows stay readable");
     assertThrows(StateCorruptedException.class, () -> scan(store, t));
@@ -463,6 +507,8 @@ class PostgresTableStoreTest {
     pg.sql("UPDATE " + table + " SET hash = hash + 1 WHERE word = 'b'");
     assertEquals(Optional.empty(), get(store, t, counts().key("b")), "a row moved to another hash is not b's");
     StateCorruptedException moved = assertThrows(StateCorruptedException.class, () -> scan(store, t));
+    assertEquals(Optional.of("counts"), moved.context().table());
+    assertFalse(moved.retryable());
     assertTrue(moved.getMessage().contains("farm_hash"), moved.getMessage());
   }
 
@@ -505,6 +551,8 @@ class PostgresTableStoreTest {
     writer.upsert(t, count("x", 3));
     writer.upsert(t, count("unrelated", 3));
     CommitConflictException e = assertThrows(CommitConflictException.class, writer::commit);
+    assertTrue(e.retryable(), "the replay reads the other transaction's writes and can commit");
+    assertEquals(Optional.of("counts"), e.context().table(), e::toString);
     assertTrue(e.getMessage().contains("x") && e.getMessage().contains("unrelated"), e.getMessage());
     assertEquals(Optional.of(count("x", 2)), get(store, t, counts().key("x")), "the first committer wins");
     assertEquals(Optional.empty(), get(store, t, counts().key("unrelated")));
@@ -541,7 +589,8 @@ class PostgresTableStoreTest {
     b.upsert(t2, count("d", 2));
     a.commit();
     CommitConflictException e = assertThrows(CommitConflictException.class, b::commit);
-    assertTrue(e.getMessage().contains("counts"), e.getMessage());
+    assertTrue(e.retryable());
+    assertEquals(Optional.of("counts"), e.context().table(), e::toString);
     assertEquals(Optional.empty(), get(one, t1, counts().key("d")), "nothing of the loser is applied");
     StoreTransaction noConflict = two.begin();
     noConflict.delete(t2, counts().key("never-written"));
@@ -594,7 +643,8 @@ class PostgresTableStoreTest {
     });
     assertTrue(inCommit.await(30, TimeUnit.SECONDS));
     CompletableFuture<Lease> takeover = CompletableFuture.supplyAsync(() -> successor.acquireLease("p", "successor"));
-    Thread.sleep(300);
+    // handshake: the takeover's statement waits on the lease row's lock held by the commit in progress
+    awaitActivity("wait_event_type = 'Lock' AND query LIKE '%epochal_leases%'", true);
     assertFalse(takeover.isDone(), "the takeover must wait for the commit that already checked the lease");
     release.countDown();
     commit.get(30, TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package io.epochal.store.rocksdb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -115,6 +117,9 @@ class RocksDbTableStoreTest extends TableStoreContract {
     RocksDbTableStore second = store();
     SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
         () -> second.openTable(counts("kryo:v1:java.lang.Long")));
+    assertTrue(e.context().table().orElseThrow().contains("counts"), e::toString);
+    assertFalse(e.retryable());
+    // user-facing below: where, and both schemas (the exception has no expected/actual fields)
     assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("kryo:v1:java.lang.Long"), "expected codec: " + e.getMessage());
     assertTrue(e.getMessage().contains("long-be:v1"), "found codec: " + e.getMessage());
@@ -182,7 +187,9 @@ class RocksDbTableStoreTest extends TableStoreContract {
     try (StoreTransaction tx = reopened.begin()) {
       StateCorruptedException e = assertThrows(StateCorruptedException.class,
           () -> tx.lookup(again, List.of(key)));
-      assertTrue(e.getMessage().contains("counts") && e.getMessage().contains("broken"), e.getMessage());
+      assertTrue(e.context().table().orElseThrow().contains("counts"), e::toString);
+      assertEquals(java.util.Optional.of("broken"), e.context().key(), e::toString);
+      assertFalse(e.retryable());
       assertEquals(1L, tx.lookup(again, List.of(again.schema().key("fine"))).get(0).orElseThrow().getLong("count"));
       assertThrows(StateCorruptedException.class, () -> tx.scan(again));
     }
@@ -217,10 +224,23 @@ class RocksDbTableStoreTest extends TableStoreContract {
     assertTrue(busy.getMessage().contains("is open in another process"), busy.getMessage());
     assertTrue(busy.getMessage().contains(dir.toString()), busy.getMessage());
 
-    CompletableFuture<RocksDbTableStore> waiting = CompletableFuture.supplyAsync(
-        () -> RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(20)).build());
-    Thread.sleep(300);
-    assertTrue(!waiting.isDone(), "the second open must wait while the first holds the directory");
+    CompletableFuture<RocksDbTableStore> waiting = new CompletableFuture<>();
+    Thread opener = new Thread(() -> {
+      try {
+        waiting.complete(RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(20)).build());
+      } catch (Throwable e) {
+        waiting.completeExceptionally(e);
+      }
+    }, "second-open");
+    opener.start();
+    // Handshake, not a timer: wait until the opener has found the directory busy and backs off inside its wait loop.
+    while (!(opener.getState() == Thread.State.TIMED_WAITING && Arrays.stream(opener.getStackTrace())
+        .anyMatch(f -> f.getMethodName().equals("lockDirectory")))) {
+      assertTrue(opener.isAlive() && !waiting.isDone(), () -> "the second open must wait while the first holds "
+          + "the directory, but it ended: " + waiting);
+      Thread.onSpinWait();
+    }
+    assertFalse(waiting.isDone(), "the second open must wait while the first holds the directory");
     first.close();
     RocksDbTableStore second = waiting.get(20, TimeUnit.SECONDS);
     mine.add(second);

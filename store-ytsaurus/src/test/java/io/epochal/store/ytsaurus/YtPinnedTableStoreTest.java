@@ -237,8 +237,11 @@ class YtPinnedTableStoreTest extends TableStoreContract {
       TableSchema expected = TableSchema.builder(external).key("word", ColumnType.STRING)
           .value("count", ColumnType.INT64).build();
       SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> store.openTable(expected));
-      assertTrue(e.getMessage().contains("expected " + expected), e.getMessage());
-      assertTrue(e.getMessage().contains("count double"), e.getMessage());
+      assertEquals(java.util.Optional.of(external), e.context().table());
+      assertFalse(e.retryable());
+      // user-facing: the message shows both schemas (the exception has no expected/actual fields)
+      assertTrue(e.getMessage().contains("expected " + expected) && e.getMessage().contains("count double"),
+          e.getMessage());
       TableSchema matching = TableSchema.builder(external).key("word", ColumnType.STRING)
           .value("count", ColumnType.DOUBLE).build();
       Table t = store.openTable(matching);
@@ -254,6 +257,8 @@ class YtPinnedTableStoreTest extends TableStoreContract {
       TableSchema expected = TableSchema.builder(noHash).key("word", ColumnType.STRING)
           .value("count", ColumnType.INT64).build();
       SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> store.openTable(expected));
+      assertEquals(java.util.Optional.of(noHash), e.context().table());
+      assertFalse(e.retryable());
       assertTrue(e.getMessage().contains("actual [word utf8 key, count int64]"), e.getMessage());
     }
   }

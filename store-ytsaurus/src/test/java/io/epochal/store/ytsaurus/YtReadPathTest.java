@@ -149,7 +149,8 @@ class YtReadPathTest {
       Table t = counts(store, "apple");
       yt.rewriteNextAnswer("lookup_rows", replacedBy("<html>proxy error</html>"));
       YtException e = assertThrows(YtException.class, () -> lookup(store, t, "apple"));
-      assertTrue(e.getMessage().contains("not tabular JSON"), e.getMessage());
+      assertEquals("lookup_rows", e.command(), e::toString);
+      assertTrue(e.getMessage().contains("not tabular JSON"), e.getMessage()); // no field says what was wrong
       assertTrue(e.retryable(), "an answer damaged in transit may come whole next time");
     }
   }
@@ -332,7 +333,9 @@ class YtReadPathTest {
       yt.rewriteNextAnswer("lookup_rows", eachRow(r -> r.put("row", "xyz")));
       StateCorruptedException format = assertThrows(StateCorruptedException.class,
           () -> lookup(store, t, "apple"));
-      assertTrue(format.getMessage().contains("unknown value format"), format.getMessage());
+      assertEquals(java.util.Optional.of("apple"), format.context().key(), format::toString);
+      assertTrue(format.context().table().isPresent(), format::toString);
+      assertFalse(format.retryable());
       yt.rewriteNextAnswer("select_rows", eachRow(r -> r.put("row", YtJson.bytesToJson(new byte[] {(byte) 0xE1}))));
       assertNames(assertThrows(StateCorruptedException.class, () -> scan(store, t)), "counts", null);
       yt.rewriteNextAnswer("lookup_rows", withoutLastLine());

@@ -31,12 +31,14 @@ public final class ChildJvm implements AutoCloseable {
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final StringBuffer stderr = new StringBuffer();
   private final Writer stdin;
+  /** Reads the child's stdout into {@link #lines}; ends at EOF, after the child exited. */
+  private final Thread stdoutPump;
   private final long startedNanos = System.nanoTime();
 
   private ChildJvm(Process process) {
     this.process = process;
     this.stdin = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    pump(process.getInputStream(), line -> lines.add(line), "stdout");
+    this.stdoutPump = pump(process.getInputStream(), line -> lines.add(line), "stdout");
     pump(process.getErrorStream(), line -> {
       if (stderr.length() < 64 * 1024) {
         stderr.append(line).append('\n');
@@ -70,7 +72,7 @@ public final class ChildJvm implements AutoCloseable {
     return new ChildJvm(pb.start());
   }
 
-  private static void pump(InputStream in, java.util.function.Consumer<String> sink, String what) {
+  private static Thread pump(InputStream in, java.util.function.Consumer<String> sink, String what) {
     Thread t = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
         for (String line; (line = r.readLine()) != null;) {
@@ -82,6 +84,7 @@ public final class ChildJvm implements AutoCloseable {
     }, "child-" + what);
     t.setDaemon(true);
     t.start();
+    return t;
   }
 
   /**
@@ -101,11 +104,8 @@ public final class ChildJvm implements AutoCloseable {
         if (match.test(line)) {
           return line;
         }
-      } else if (!process.isAlive() && lines.isEmpty()) {
-        Thread.sleep(20); // let the pump deliver the last lines
-        if (lines.isEmpty()) {
-          return null;
-        }
+      } else if (!process.isAlive() && !stdoutPump.isAlive() && lines.isEmpty()) {
+        return null; // the pump reached EOF: every line the child wrote is in the queue (no sleep needed)
       }
     }
   }
