@@ -166,8 +166,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
     List<DynamicNode> replay = new ArrayList<>();
     replay.add(DynamicTest.dynamicTest("transactional spout, both layouts", () -> inFreshDirectory(dir -> {
       Run run = new Run(dir);
-      TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.TRANSACTIONAL, StateKind.TRANSACTIONAL);
-      TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.TRANSACTIONAL, StateKind.OPAQUE);
+      TableStoreReplayChecks.run(run::open, reopen, paths.apply("replay/"), SpoutKind.TRANSACTIONAL, StateKind.TRANSACTIONAL);
+      TableStoreReplayChecks.run(run::open, reopen, paths.apply("replay/"), SpoutKind.TRANSACTIONAL, StateKind.OPAQUE);
     })));
     replay.add(DynamicTest.dynamicTest("opaque spout on the epoch protocol, both layouts",
         () -> inFreshDirectory(dir -> {
@@ -180,8 +180,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
             probe.close();
           }
           Assumptions.assumeTrue(atomic, "the store does not declare atomic multi-table commit (epoch protocol)");
-          TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.OPAQUE, StateKind.TRANSACTIONAL);
-          TableStoreReplayChecks.run(run::open, paths.apply("replay/"), SpoutKind.OPAQUE, StateKind.OPAQUE);
+          TableStoreReplayChecks.run(run::open, reopen, paths.apply("replay/"), SpoutKind.OPAQUE, StateKind.TRANSACTIONAL);
+          TableStoreReplayChecks.run(run::open, reopen, paths.apply("replay/"), SpoutKind.OPAQUE, StateKind.OPAQUE);
         })));
     return List.of(DynamicContainer.dynamicContainer("contract", contract),
         DynamicContainer.dynamicContainer("replay", replay));
