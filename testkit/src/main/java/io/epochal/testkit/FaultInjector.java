@@ -456,7 +456,7 @@ public final class FaultInjector {
     try {
       commit.run();
     } catch (RuntimeException refused) {
-      timeline.leaseTaken(txid, "the stale worker's commit was refused (" + refused + "); it dies");
+      timeline.fenced(txid, "the stale worker's commit was refused (" + refused + "); it dies");
       throw new SimulatedCrash(zombie);
     } finally {
       lf.armed = 0;

@@ -182,9 +182,11 @@ public final class ReplayCheck<T, K, V> {
 
   /**
    * Opens the table store under test from its durable part: called on the first start of every run, again on every
-   * simulated restart (the previous incarnation's store object is closed and dropped, like a killed process's), and
-   * once more to read the final state. So anything the store keeps only in memory (row caches, write buffers) is
-   * lost at a crash, as it would be in production.
+   * simulated restart (the previous incarnation's store object is dropped without {@code close()}, like a killed
+   * process's, and closed only after the run; see {@link MapTarget#closingTheDeadStore()} for stores that lock their
+   * directory), and once more, after a clean {@code close()} of the last one, to read the final state. So anything
+   * the store keeps only in memory (row caches, write buffers) is lost at a crash, as it would be in production. The
+   * opener must be able to open the location while a dropped instance is still open.
    *
    * @since 0.3.0
    */
@@ -286,8 +288,10 @@ public final class ReplayCheck<T, K, V> {
       throw new IllegalArgumentException("a table-store check needs a written state, not READ_ONLY");
     }
     boolean durable = open != null;
+    boolean[] closeDead = {false};
     MapTarget<K, V> target = new MapTarget<>((faults, pipeline) -> new World<K, V>() {
       private final Path dir = durable ? newRunDirectory() : null;
+      private final List<TableStore> abandoned = new ArrayList<>();
       private TableStore store;
 
       private TableStore open(CommitHook hook) {
@@ -300,7 +304,11 @@ public final class ReplayCheck<T, K, V> {
         if (store != null) {
           TableStore dead = store;
           store = null;
-          dead.close(); // the dead incarnation's object is dropped; only what it made durable survives
+          if (closeDead[0]) {
+            dead.close(); // the store's directory lock must be released before it can be reopened
+          } else {
+            abandoned.add(dead); // dropped like a killed process's: close() never runs before the reopen
+          }
         }
         try {
           store = Objects.requireNonNull(open.open(dir, hook), "the store opener returned null");
@@ -323,6 +331,11 @@ public final class ReplayCheck<T, K, V> {
 
       @Override
       public StateFactory<? extends MapState<K, V>> reader() {
+        if (durable && store != null) {
+          TableStore last = store;
+          store = null;
+          last.close(); // the run is over: a clean shutdown, then the final state is read through a fresh store
+        }
         TableCheckpointStore checkpoints = TableCheckpointStore.builder(open(CommitHook.NONE))
             .tablePrefix(tablePrefix).owner("replay-check-reader").build();
         return layout(rule, states.apply(checkpoints));
@@ -340,6 +353,9 @@ public final class ReplayCheck<T, K, V> {
           if (store != null) {
             store.close();
           }
+          for (TableStore dead : abandoned) {
+            dead.close();
+          }
         } finally {
           if (dir != null) {
             deleteRecursively(dir);
@@ -349,6 +365,7 @@ public final class ReplayCheck<T, K, V> {
     });
     target.uniqueNames = true;
     target.tableStore = true;
+    target.closeDeadStores = durable ? closeDead : null;
     return target;
   }
 
@@ -489,9 +506,30 @@ public final class ReplayCheck<T, K, V> {
     private final WorldFactory<K, V> worlds;
     private boolean uniqueNames;
     private boolean tableStore;
+    private boolean[] closeDeadStores;
 
     private MapTarget(WorldFactory<K, V> worlds) {
       this.worlds = worlds;
+    }
+
+    /**
+     * For a store that cannot be reopened while a dropped instance is still open (RocksDB and other stores that lock
+     * their directory): at a simulated crash the kit closes the dead incarnation's store before it reopens it,
+     * instead of dropping it unclosed (the default, as a killed process never runs {@code close()}). Then the crash
+     * cannot catch what only {@code close()} makes durable: a store's {@code close()} must not flush what its commits
+     * did not.
+     *
+     * @return this target
+     * @throws IllegalStateException if this target does not reopen its store (not {@link #forTableStore(StoreOpener,
+     *     KeyCodec, Codec, StateKind)})
+     * @since 0.3.0
+     */
+    public MapTarget<K, V> closingTheDeadStore() {
+      if (closeDeadStores == null) {
+        throw new IllegalStateException("only a table-store target that reopens its store closes a dead one");
+      }
+      closeDeadStores[0] = true;
+      return this;
     }
 
     /**

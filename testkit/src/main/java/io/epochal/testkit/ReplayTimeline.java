@@ -101,14 +101,18 @@ public final class ReplayTimeline {
    */
   public void wrote(long txid, Map<?, ?> cells, Map<?, ?> held) {
     wrote(txid, cells);
-    Map<Object, Object> differs = new LinkedHashMap<>();
+    List<Object> differs = new ArrayList<>();
+    Map<Object, Object> heldValues = new LinkedHashMap<>();
     for (Map.Entry<?, ?> e : cells.entrySet()) {
       Object back = held.get(e.getKey());
       if (!Objects.equals(back, e.getValue())) {
-        differs.put(e.getKey(), back);
+        differs.add(e.getKey());
+        if (back != null) {
+          heldValues.put(e.getKey(), back);
+        }
       }
     }
-    byPartition(txid, TimelineEvent.Kind.LOST_WRITE, new ArrayList<>(differs.keySet()), differs);
+    byPartition(txid, TimelineEvent.Kind.LOST_WRITE, differs, heldValues);
   }
 
   /**
@@ -138,7 +142,7 @@ public final class ReplayTimeline {
           if (keys.size() < MAX_CELLS_SHOWN) {
             Object value = values.get(key);
             detail.append(keys.isEmpty() ? "" : ", ").append(key).append(" = ")
-                .append(value == null && !values.containsKey(key) ? "(absent)" : String.valueOf(value));
+                .append(value == null ? "(absent)" : String.valueOf(value));
           }
           keys.add(key);
         }
@@ -160,6 +164,15 @@ public final class ReplayTimeline {
    */
   public synchronized void leaseTaken(long txid, String detail) {
     add(txid, attemptOf(txid), -1, TimelineEvent.Kind.LEASE_TAKEN, List.of(), detail);
+  }
+
+  /**
+   * Records that the store refused the stale worker's commit of batch {@code txid} (as a fenced store must).
+   *
+   * @since 0.3.0
+   */
+  public synchronized void fenced(long txid, String detail) {
+    add(txid, attemptOf(txid), -1, TimelineEvent.Kind.FENCED, List.of(), detail);
   }
 
   /**

@@ -62,6 +62,7 @@ final class TableStoreReplayChecks {
         checkpoints -> TableStates.<String, Long>builder(checkpoints, KeyCodec.strings(), Codecs.longs());
     ReplayCheck.MapTarget<String, Long> target = reopens
         ? ReplayCheck.forTableStore((dir, hook) -> stores.apply(hook), tablePrefix, rule, states)
+            .closingTheDeadStore()
         : ReplayCheck.forInMemoryTableStore(stores, tablePrefix, rule, states);
     ReplayCheck<String, String, Long> check = target
         .<String>aggregate(w -> w, Aggregators.count())

@@ -37,6 +37,8 @@ public record TimelineEvent(int seq, int incarnation, long txid, int attempt, in
     LOST_WRITE,
     /** A new owner took the pipeline's lease over (a zombie fault); the stale worker's commit follows. */
     LEASE_TAKEN,
+    /** The store refused a stale worker's commit after its lease was taken over (as it must); the worker dies. */
+    FENCED,
     /** The store accepted a stale worker's commit after its lease was taken over: a fencing violation. */
     FENCING_VIOLATED,
     /** A scheduled fault fired. */
@@ -77,6 +79,7 @@ public record TimelineEvent(int seq, int incarnation, long txid, int attempt, in
       case WROTE -> "wrote ";
       case LOST_WRITE -> "LOST WRITE: read back ";
       case LEASE_TAKEN -> "LEASE TAKEN OVER: ";
+      case FENCED -> "fenced: ";
       case FENCING_VIOLATED -> "FENCING VIOLATED: ";
       case FAULT -> "FAULT ";
       case ATTEMPT_FAILED -> "attempt failed: ";
