@@ -9,7 +9,7 @@ package io.epochal.testkit;
  * committed txid + 1). The two lease points ({@link #LEASE_TAKEN_BEFORE_COMMIT}, {@link #LEASE_TAKEN_INSIDE_COMMIT})
  * are zombies: a new owner takes the lease over, and the stale worker's commit must be refused. Each other point fires
  * either a retryable {@link InjectedFailure} or a {@link SimulatedCrash}, after
- * which {@link ReplayHarness} restarts the whole process over the same stores.
+ * which {@link ReplayHarness} restarts the whole process (reopening stores that have a durable part).
  *
  * @since 0.1.0
  */

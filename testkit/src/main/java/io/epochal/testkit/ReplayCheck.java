@@ -120,8 +120,10 @@ public final class ReplayCheck<T, K, V> {
 
   /**
    * Checks a backing map under a txid rule: {@code rule} makes the map-state factory over the (fault-injecting)
-   * backing map, e.g. {@code TransactionalMap::factory} or {@code OpaqueMap::factory}. Every cell the map writes shows
-   * in the timeline; the final state is read through {@code rule} over the unwrapped map.
+   * backing map, e.g. {@code TransactionalMap::factory} or {@code OpaqueMap::factory}. Every read and every cell the
+   * map writes shows in the timeline, with the read-back of each write; the final state is read through {@code rule}
+   * over the unwrapped map. The map has no durable part here: the same object survives the run's simulated crashes
+   * (only the pipeline is rebuilt); see {@link #forDurableBackingMap} for a map that persists.
    *
    * @param newStore a new, empty store per call (one per run; a store that is {@link AutoCloseable} is closed after
    *     the run)
@@ -149,6 +151,90 @@ public final class ReplayCheck<T, K, V> {
           closeIfCloseable(raw);
         }
       };
+    });
+  }
+
+  /**
+   * Opens a backing map from its durable part, for {@link #forDurableBackingMap}.
+   *
+   * @param <K> the key type
+   * @param <C> the cell type
+   * @since 0.3.0
+   */
+  @FunctionalInterface
+  public interface BackingMapOpener<K, C> {
+    /**
+     * Opens (or reopens) the map.
+     *
+     * @param directory the run's own new directory, the same for every incarnation of the run and deleted after it
+     */
+    IBackingMap<K, C> open(Path directory) throws Exception;
+  }
+
+  /**
+   * Checks a backing map that has a durable part: like {@link #forBackingMap}, but the kit opens the map in the run's
+   * directory on every start and every simulated restart (the dead incarnation's map object is dropped without
+   * {@code close()}, and closed after the run if it is {@link AutoCloseable}), and reads the final state through a
+   * freshly opened map (after closing the last one). So what the map keeps only in memory is lost at a crash.
+   *
+   * @param open opens the map in the run's directory; must be able to open it while a dropped instance is open
+   * @throws NullPointerException if an argument is null
+   * @since 0.3.0
+   */
+  public static <K, C, V> MapTarget<K, V> forDurableBackingMap(BackingMapOpener<K, C> open,
+      Function<? super IBackingMap<K, C>, ? extends StateFactory<? extends MapState<K, V>>> rule) {
+    Objects.requireNonNull(open, "open");
+    Objects.requireNonNull(rule, "rule");
+    return new MapTarget<>((faults, pipeline) -> new World<K, V>() {
+      private final Path dir = newRunDirectory();
+      private final List<Object> abandoned = new ArrayList<>();
+      private IBackingMap<K, C> map;
+
+      private IBackingMap<K, C> reopen() {
+        if (map != null) {
+          abandoned.add(map); // dropped like a killed process's
+        }
+        try {
+          map = Objects.requireNonNull(open.open(dir), "the map opener returned null");
+        } catch (RuntimeException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new IllegalStateException("the map opener failed to open " + dir, e);
+        }
+        return map;
+      }
+
+      @Override
+      public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
+        return rule.apply(context.wrap(reopen()));
+      }
+
+      @Override
+      public StateFactory<? extends MapState<K, V>> reader() {
+        if (map != null) {
+          IBackingMap<K, C> last = map;
+          map = null;
+          closeIfCloseable(last); // the run is over: a clean shutdown, then a fresh map reads the final state
+        }
+        return rule.apply(reopen());
+      }
+
+      @Override
+      public String restartNote() {
+        return "reopens the map from its durable part (the old map object is dropped)";
+      }
+
+      @Override
+      public void close() {
+        try {
+          closeIfCloseable(map);
+          for (Object dead : abandoned) {
+            closeIfCloseable(dead);
+          }
+        } finally {
+          deleteRecursively(dir);
+        }
+      }
     });
   }
 

@@ -47,7 +47,10 @@ public record TimelineEvent(int seq, int incarnation, long txid, int attempt, in
     ATTEMPT_FAILED,
     /** The batch is committed (its checkpoint is written). */
     COMMITTED,
-    /** The process died; the harness builds a new pipeline over the same stores. */
+    /**
+     * The process died; the harness builds a new pipeline, over the same store objects or over stores reopened from
+     * their durable part (the detail says which).
+     */
     RESTARTED,
     /** The pipeline stopped with an error that is not a scheduled fault. */
     STOPPED

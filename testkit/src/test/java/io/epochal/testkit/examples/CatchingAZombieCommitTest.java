@@ -95,4 +95,31 @@ class CatchingAZombieCommitTest {
     assertFalse(result.timeline().stream().anyMatch(e -> e.kind() == TimelineEvent.Kind.FENCING_VIOLATED),
         result.report());
   }
+
+  @Test
+  void shouldCatchAStoreThatIgnoresLeasesAtEitherPointAndTheBeginOnlyStoreInsideTheCommitOnly() {
+    ReplaySchedule<String> before = ReplaySchedule.of(List.of("a", "b"), 1)
+        .withFaults(Fault.fail(FaultPoint.LEASE_TAKEN_BEFORE_COMMIT, 1));
+    ReplaySchedule<String> inside = ReplaySchedule.of(List.of("a", "b"), 1)
+        .withFaults(Fault.fail(FaultPoint.LEASE_TAKEN_INSIDE_COMMIT, 1));
+    ReplayCheck<String, String, Long> ignoresLeases = ReplayCheck
+        .forInMemoryTableStore(hook -> new io.epochal.testkit.store.ForwardingTableStore(TableStores.inMemoryBuilder()
+            .commitHook(hook).build()) {
+          @Override
+          public io.epochal.store.table.StoreTransaction begin(io.epochal.store.table.Lease lease) {
+            return super.begin(); // never fenced
+          }
+        }, KeyCodec.strings(), Codecs.longs(), StateKind.TRANSACTIONAL)
+        .aggregate((String word) -> word, Aggregators.count())
+        .build();
+    assertEquals(ReplayResult.Verdict.FENCING_VIOLATED, ignoresLeases.run(before).verdict());
+    assertEquals(ReplayResult.Verdict.FENCING_VIOLATED, ignoresLeases.run(inside).verdict());
+
+    ReplayCheck<String, String, Long> atBeginOnly = leaseAtBeginOnly()
+        .aggregate((String word) -> word, Aggregators.count())
+        .build();
+    ReplayResult<String, Long> refusedAtBegin = atBeginOnly.run(before);
+    assertEquals(ReplayResult.Verdict.PASSED, refusedAtBegin.verdict(), refusedAtBegin.report());
+    assertEquals(ReplayResult.Verdict.FENCING_VIOLATED, atBeginOnly.run(inside).verdict());
+  }
 }

@@ -8,6 +8,8 @@ import io.epochal.codec.Codecs;
 import io.epochal.errors.StateAheadException;
 import io.epochal.pipeline.Aggregators;
 import io.epochal.state.StateKind;
+import io.epochal.state.transactional.TransactionalMap;
+import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
@@ -21,6 +23,7 @@ import io.epochal.testkit.ReplaySchedule;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -108,5 +111,32 @@ class CatchingWhatACrashLosesTest {
             3)));
     assertEquals(ReplayResult.Verdict.PASSED, result.verdict(), result.report());
     assertEquals(2, result.outcome().orElseThrow().restarts(), result.report());
+  }
+
+  /** The durable part of each run's backing maps. */
+  static final Map<Path, Map<String, TransactionalValue<Long>>> MAP_DISKS = new ConcurrentHashMap<>();
+
+  static ReplayCheck<String, String, Long> bufferingMap(int flushEvery) {
+    return ReplayCheck
+        .forDurableBackingMap((Path dir) -> new BufferingBackingMap<TransactionalValue<Long>>(
+            MAP_DISKS.computeIfAbsent(dir, d -> new ConcurrentHashMap<>()), flushEvery), TransactionalMap::factory)
+        .aggregate((String word) -> word, Aggregators.count())
+        .build();
+  }
+
+  @Test
+  void shouldCatchABackingMapThatLosesAcknowledgedWritesAtACrash() {
+    ReplaySchedule<String> schedule = ReplaySchedule.of(List.of("a", "a", "a"), 1)
+        .withFaults(Fault.crash(FaultPoint.BEFORE_STATE_WRITE, 2));
+    ReplayResult<String, Long> lost = bufferingMap(2).run(schedule);
+    // txid 1 was committed, its buffered cell died with the process: the count restarts from nothing
+    assertEquals(ReplayResult.Verdict.DIFFERS_FROM_MODEL, lost.verdict(), lost.report());
+    assertEquals(Map.of("a", new ReplayResult.Difference<>(Optional.of(3L), Optional.of(2L))), lost.differences(),
+        lost.report());
+    assertTrue(lost.report().contains("incarnation 1 reopens the map from its durable part (the old map object is "
+        + "dropped)"), lost.report());
+
+    ReplayResult<String, Long> writesThrough = bufferingMap(1).run(schedule);
+    assertEquals(ReplayResult.Verdict.PASSED, writesThrough.verdict(), writesThrough.report());
   }
 }
