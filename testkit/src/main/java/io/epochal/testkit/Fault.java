@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param point where it fires
  * @param txid the batch it fires in, from 1
  * @param crash true: the whole process "dies" ({@link SimulatedCrash}) and the harness restarts the pipeline from
- *     its stores; false: the attempt fails with {@link InjectedFailure} and the coordinator retries it
+ *     its stores; false: the attempt fails with {@link InjectedFailure} and the coordinator retries it (ignored at
+ *     the lease points, where the stale worker always dies)
  * @param prefix for {@link FaultPoint#INSIDE_MULTIPUT}: how many cells are written before the failure (capped at
  *     the put's size minus one); for {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT}: how many table writes of the store's
  *     commit pass its hook before the failure (a commit with at most that many table writes lands whole, and the
@@ -57,6 +58,9 @@ public record Fault(FaultPoint point, long txid, boolean crash, int prefix) {
       case INSIDE_CHECKPOINT_COMMIT -> " after " + prefix + " table write(s)";
       default -> "";
     };
+    if (point.isLeasePoint()) {
+      return "zombie at " + point + " of txid " + txid;
+    }
     return (crash ? "crash" : "fail") + " at " + point + " of txid " + txid + where;
   }
 }

@@ -16,6 +16,7 @@ import io.epochal.store.CheckpointStore;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.TableBackedStateFactory;
 import io.epochal.store.table.TableCheckpointStore;
+import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -30,7 +31,10 @@ import java.util.function.Function;
  * pieces of a pipeline: its checkpoint store ({@link #wrap(CheckpointStore)}, required: it tells the injector which
  * batch is in its commit phase), its backing maps ({@link #wrap(IBackingMap)}, or {@link #layer()} for table-backed
  * states), its map-state factories ({@link #wrapStates(StateFactory)}), its spout ({@link #wrap(TransactionalSpout)},
- * {@link #wrap(OpaqueSpout)}) and its table store's commit hook ({@link #commitHook()}). Each fault fires once: the
+ * {@link #wrap(OpaqueSpout)}), its table store's commit hook ({@link #commitHook()}) and, for the lease points, the
+ * table store under its checkpoint store ({@link #withLeaseFaults(TableStore)}). Backing maps and map states record
+ * what each read returned, and a backing map's writes are read back: a write the map does not hold shows as a
+ * {@link TimelineEvent.Kind#LOST_WRITE} step. Each fault fires once: the
  * first time its batch reaches its point (see {@link FaultPoint}).
  *
  * <p>Thread-safe. One injector per run; share it across the restarts of that run.
@@ -47,6 +51,8 @@ public final class FaultInjector {
   private Fault armedInside;
   private int hookCalls;
   private InjectedFailure insideFailure;
+  private LeaseFaultStore leaseStore;
+  private final List<String> violations = new ArrayList<>();
 
   /** @param schedule the faults to fire, in any order */
   public FaultInjector(Collection<Fault> schedule) {
@@ -131,22 +137,23 @@ public final class FaultInjector {
         if (f != null) {
           throw raise(f, f.txid());
         }
-        return backing.multiGet(keys);
+        long txid = head;
+        Map<K, C> result = backing.multiGet(keys);
+        timeline.read(txid, keys, result);
+        return result;
       }
 
       @Override
       public void multiPut(Map<K, C> cells) {
         long txid = head;
         Fault f = cells.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
-        if (f == null) {
-          backing.multiPut(cells);
-          timeline.wrote(txid, cells);
-          return;
+        Map<K, C> written = f == null ? cells : prefix(cells, Math.min(f.prefix(), cells.size() - 1));
+        backing.multiPut(written);
+        // read back what the map holds now (straight from it: no fault fires, nothing is recorded as a read)
+        timeline.wrote(txid, written, backing.multiGet(written.keySet()));
+        if (f != null) {
+          throw raise(f, txid);
         }
-        Map<K, C> prefix = prefix(cells, Math.min(f.prefix(), cells.size() - 1));
-        backing.multiPut(prefix);
-        timeline.wrote(txid, prefix);
-        throw raise(f, txid);
       }
 
       @Override
@@ -283,7 +290,9 @@ public final class FaultInjector {
     @Override
     public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
       beforeWrite();
-      return state.multiGet(txid, keys);
+      Map<K, V> result = state.multiGet(txid, keys);
+      timeline.read(txid, keys, result);
+      return result;
     }
 
     @Override
@@ -350,6 +359,10 @@ public final class FaultInjector {
         if (before != null) {
           throw raise(before, txid);
         }
+        Fault zombie = takeLeasePoint();
+        if (zombie != null) {
+          commitAsZombie(zombie, () -> store.commit(pipeline, txid, metadata), txid);
+        }
         Fault inside = take(FaultPoint.INSIDE_CHECKPOINT_COMMIT);
         if (inside != null && !hookInstalled) {
           throw raise(inside, txid); // the store cannot fail midway: fail before it writes anything
@@ -391,6 +404,118 @@ public final class FaultInjector {
         return "FaultInjecting(" + store.describe() + ")";
       }
     };
+  }
+
+  // ------------------------------------------------------------------------------------------------ leases
+
+  /**
+   * Wraps the table store a {@link TableCheckpointStore} is built over, so that the lease points
+   * ({@link FaultPoint#LEASE_TAKEN_BEFORE_COMMIT}, {@link FaultPoint#LEASE_TAKEN_INSIDE_COMMIT}) can fire: the wrapper
+   * remembers the lease the checkpoint store takes, and a lease point takes it over for a new owner through
+   * {@code store} itself (before the stale worker's checkpoint commit, or between its transaction's
+   * {@code begin(lease)} and {@code commit()}). The store must then refuse the stale commit; if it lands, the
+   * violation is recorded ({@link #fencingViolations()}) and the stale worker dies anyway. Lease points fire only if
+   * the store declares {@link io.epochal.store.table.StoreCapabilities#fencing() fencing}. Wrap the store of every
+   * incarnation (the last one wrapped is the one whose lease is taken).
+   *
+   * @since 0.3.0
+   */
+  public TableStore withLeaseFaults(TableStore store) {
+    Objects.requireNonNull(store, "store");
+    LeaseFaultStore wrapped = new LeaseFaultStore(store);
+    synchronized (this) {
+      leaseStore = store.capabilities().fencing() ? wrapped : null;
+    }
+    return wrapped;
+  }
+
+  /** @return the stale commits the store accepted after their lease was taken over, one line each */
+  public synchronized List<String> fencingViolations() {
+    return List.copyOf(violations);
+  }
+
+  private synchronized Fault takeLeasePoint() {
+    if (leaseStore == null || leaseStore.lease == null) {
+      return null; // the kit cannot see a lease here: lease points stay unfired
+    }
+    Fault f = take(FaultPoint.LEASE_TAKEN_BEFORE_COMMIT);
+    return f != null ? f : take(FaultPoint.LEASE_TAKEN_INSIDE_COMMIT);
+  }
+
+  private void commitAsZombie(Fault zombie, Runnable commit, long txid) {
+    timeline.fault(zombie, txid);
+    LeaseFaultStore lf;
+    synchronized (this) {
+      lf = leaseStore;
+    }
+    if (zombie.point() == FaultPoint.LEASE_TAKEN_BEFORE_COMMIT) {
+      lf.takeOver(txid, "before the commit");
+    } else {
+      lf.armed = txid;
+    }
+    try {
+      commit.run();
+    } catch (RuntimeException refused) {
+      timeline.fenced(txid, "the stale worker's commit was refused (" + refused + "); it dies");
+      throw new SimulatedCrash(zombie);
+    } finally {
+      lf.armed = 0;
+    }
+    String violation = "the store accepted the commit of txid " + txid + " by " + lf.staleOwner + " after "
+        + lf.newOwner + " took " + lf.leaseName + " over " + lf.when + " (" + zombie.point() + ")";
+    synchronized (this) {
+      violations.add(violation);
+    }
+    timeline.fencingViolated(txid, violation);
+    throw new SimulatedCrash(zombie);
+  }
+
+  /** The table store under a checkpoint store, seen by the lease points. */
+  private final class LeaseFaultStore extends io.epochal.testkit.store.ForwardingTableStore {
+    volatile io.epochal.store.table.Lease lease;
+    volatile long armed;
+    volatile String leaseName = "?";
+    volatile String staleOwner = "?";
+    volatile String newOwner = "?";
+    volatile String when = "";
+
+    LeaseFaultStore(TableStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public io.epochal.store.table.Lease acquireLease(String name, String owner) {
+      io.epochal.store.table.Lease l = super.acquireLease(name, owner);
+      lease = l;
+      return l;
+    }
+
+    @Override
+    public io.epochal.store.table.StoreTransaction begin(io.epochal.store.table.Lease lease) {
+      return new io.epochal.testkit.store.ForwardingStoreTransaction(super.begin(lease)) {
+        @Override
+        public void commit() {
+          long txid = armed;
+          if (txid != 0) {
+            armed = 0;
+            takeOver(txid, "between begin and commit");
+          }
+          super.commit();
+        }
+      };
+    }
+
+    void takeOver(long txid, String when) {
+      io.epochal.store.table.Lease stale = lease;
+      String successor = stale.owner() + "-successor";
+      delegate().acquireLease(stale.name(), successor);
+      this.leaseName = "lease '" + stale.name() + "'";
+      this.staleOwner = stale.owner();
+      this.newOwner = successor;
+      this.when = when;
+      timeline.leaseTaken(txid, successor + " took lease '" + stale.name() + "' over from " + stale.owner() + " "
+          + when);
+    }
   }
 
   /** @return true if {@code inside} was armed but the commit completed (it made at most prefix table writes) */

@@ -6,8 +6,10 @@ package io.epochal.testkit;
  *
  * <p>Spout points fire when the batch is <em>emitted</em> (the coordinator may emit batch {@code t} while an earlier
  * batch is still in its commit phase); every other point fires when the batch is in its commit phase (the head: last
- * committed txid + 1). Each point fires either a retryable {@link InjectedFailure} or a {@link SimulatedCrash}, after
- * which {@link ReplayHarness} restarts the whole process over the same stores.
+ * committed txid + 1). The two lease points ({@link #LEASE_TAKEN_BEFORE_COMMIT}, {@link #LEASE_TAKEN_INSIDE_COMMIT})
+ * are zombies: a new owner takes the lease over, and the stale worker's commit must be refused. Each other point fires
+ * either a retryable {@link InjectedFailure} or a {@link SimulatedCrash}, after
+ * which {@link ReplayHarness} restarts the whole process (reopening stores that have a durable part).
  *
  * @since 0.1.0
  */
@@ -35,10 +37,30 @@ public enum FaultPoint {
    */
   INSIDE_CHECKPOINT_COMMIT,
   /** The coordinator's checkpoint commit is written, then the call fails: the coordinator cannot know it landed. */
-  DURING_CHECKPOINT_COMMIT;
+  DURING_CHECKPOINT_COMMIT,
+  /**
+   * A zombie: just before this worker's checkpoint commit, a new owner takes the pipeline's lease over (as a new
+   * process does when it starts), so the commit that follows is a stale worker's commit racing the new owner. A
+   * fenced store must refuse it (a {@link io.epochal.errors.LeaseLostException}); the stale worker then dies and
+   * the run goes on in a new incarnation. A commit that lands is a fencing violation: the check fails, whatever the
+   * final state. Fires only in table-store targets whose store declares
+   * {@link io.epochal.store.table.StoreCapabilities#fencing() fencing} (elsewhere it is never reached).
+   */
+  LEASE_TAKEN_BEFORE_COMMIT,
+  /**
+   * A zombie caught mid-commit: the lease is taken over between the {@code begin(lease)} and the {@code commit()} of
+   * the store transaction that carries the checkpoint commit. A store that checks the lease only at {@code begin}
+   * lets the commit land, which fails the check. Fires where {@link #LEASE_TAKEN_BEFORE_COMMIT} does.
+   */
+  LEASE_TAKEN_INSIDE_COMMIT;
 
   /** @return whether this point fires at emission (by the emitted txid) rather than in the commit phase */
   public boolean isSpoutPoint() {
     return this == AFTER_EMIT;
+  }
+
+  /** @return whether this point takes the pipeline's lease over (fires only where the kit can see the lease) */
+  public boolean isLeasePoint() {
+    return this == LEASE_TAKEN_BEFORE_COMMIT || this == LEASE_TAKEN_INSIDE_COMMIT;
   }
 }

@@ -11,12 +11,21 @@ import java.util.function.Function;
  * What a {@link ReplayCheck} compares the final state of a faulty run with.
  *
  * <ul>
- *   <li>{@link #failureFree()} (the default): the final state of a run of the same code over the same input, cuts and
- *       parallelism, without faults, on fresh stores. Needs no model of the code, and catches every difference that
- *       failures make; it cannot catch a bug that shows without failures too.</li>
+ *   <li>{@link #aggregate(Function, CombinerAggregator)}: the fold of an aggregation, computed with a plain loop. The
+ *       default of the map targets ({@code ReplayCheck.forBackingMap(..).aggregate(keyFn, aggregator)} and the
+ *       others): the kit knows what the pipeline means.</li>
  *   <li>{@link #fold(String, Function)}: the state a plain function of the input says (a reference model).</li>
- *   <li>{@link #aggregate(Function, CombinerAggregator)}: the fold of an aggregation, computed with a plain loop.</li>
+ *   <li>{@link #failureFree()}: the final state of a run of the same code over the same input, cuts and
+ *       parallelism, without faults, on fresh stores. The default of {@code forPipeline}, where the kit has no model.
+ *       It needs no model of the code and catches every difference that failures make, but it <b>cannot catch a
+ *       bug that shows without failures</b> (a read cache that never sees its own writes, a dropped key, an
+ *       off-by-one in the aggregation): such a store is wrong in the reference run too, and the two runs agree.</li>
  * </ul>
+ *
+ * <p>With a model ({@link #aggregate} or {@link #fold}) the check runs the failure-free run as well and compares
+ * both with the model: the report says which reference disagrees (the faulty run, or already the failure-free run,
+ * which means the code is wrong without any fault). With {@link #failureFree()} alone the report calls the values of
+ * the reference run "failure-free run", never "expected".
  *
  * <p>Immutable and thread-safe if the fold is.
  *
@@ -70,8 +79,8 @@ public final class Oracle<T, K, V> {
     }, "the aggregation of the input");
   }
 
-  /** @return whether this oracle needs a failure-free run */
-  boolean isFailureFree() {
+  /** @return whether this oracle is the failure-free run alone (no model of the pipeline) */
+  public boolean isFailureFree() {
     return fold == null;
   }
 

@@ -25,6 +25,10 @@ import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -50,7 +54,7 @@ import java.util.function.Supplier;
  * ReplayCheck<String, String, Long> check = ReplayCheck
  *     .forBackingMap(MyBackingMap::new, TransactionalMap::factory)   // the user's store under a txid rule
  *     .aggregate(word -> word, Aggregators.count())                  // what the pipeline does with it
- *     .build();                                                      // oracle: the failure-free run
+ *     .build();                                                      // oracle: the aggregation of the input
  *
  * @Property
  * void myStoreIsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
@@ -68,9 +72,11 @@ import java.util.function.Supplier;
  * running the pipeline {@code source.groupBy(key).persistentAggregate(aggregator)}; and {@link #forPipeline} (any
  * topology over the kit's source, with the user's state reader).
  *
- * <p>Each run gets fresh stores from the target's supplier (kept across the restarts of the run), so the supplier
- * must return an independent store per call; table-store targets also give every run its own pipeline name, so a
- * supplier that reopens one location works too.
+ * <p>Each run gets fresh stores from the target's supplier. {@link #forTableStore(StoreOpener, KeyCodec, Codec,
+ * StateKind)} reopens the store from its durable part on every simulated restart and for the final read; the
+ * suppliers of the other targets (and {@link #forInMemoryTableStore}) are called once per run and their objects
+ * survive the run's "crashes" (a crash there rebuilds the pipeline only). Table-store targets give every run its own
+ * pipeline name, so an opener that reopens one location (a database) works too.
  *
  * <p>Thread-safe: {@link #run} and {@link #check} may be called concurrently if the target's suppliers allow it.
  *
@@ -92,14 +98,20 @@ public final class ReplayCheck<T, K, V> {
   private final int maxAttempts;
   private final int maxRestarts;
   private final boolean uniqueNames;
+  /** The spout kinds each schedule runs under; {@code autoSpouts}: refused kinds are skipped. */
+  private final List<SpoutKind> spoutKinds;
+  private final boolean autoSpouts;
 
   private ReplayCheck(Builder<T, K, V> b) {
     this.target = b.target;
     this.uniqueNames = b.uniqueNames;
     this.name = b.name == null ? "replay-check" : b.name;
-    this.spoutKind = b.spoutKind == null ? SpoutKind.TRANSACTIONAL : b.spoutKind;
+    this.autoSpouts = b.spoutKind == null && b.tableStore;
+    this.spoutKinds = b.spoutKind != null ? List.of(b.spoutKind)
+        : b.tableStore ? List.of(SpoutKind.TRANSACTIONAL, SpoutKind.OPAQUE) : List.of(SpoutKind.TRANSACTIONAL);
+    this.spoutKind = spoutKinds.get(0);
     this.guarantee = b.guarantee == null ? Guarantee.EXACTLY_ONCE : b.guarantee;
-    this.oracle = b.oracle == null ? Oracle.failureFree() : b.oracle;
+    this.oracle = b.oracle != null ? b.oracle : b.defaultOracle != null ? b.defaultOracle : Oracle.failureFree();
     this.maxAttempts = b.maxAttempts == null ? 50 : b.maxAttempts;
     this.maxRestarts = b.maxRestarts == null ? 50 : b.maxRestarts;
   }
@@ -108,8 +120,10 @@ public final class ReplayCheck<T, K, V> {
 
   /**
    * Checks a backing map under a txid rule: {@code rule} makes the map-state factory over the (fault-injecting)
-   * backing map, e.g. {@code TransactionalMap::factory} or {@code OpaqueMap::factory}. Every cell the map writes shows
-   * in the timeline; the final state is read through {@code rule} over the unwrapped map.
+   * backing map, e.g. {@code TransactionalMap::factory} or {@code OpaqueMap::factory}. Every read and every cell the
+   * map writes shows in the timeline, with the read-back of each write; the final state is read through {@code rule}
+   * over the unwrapped map. The map has no durable part here: the same object survives the run's simulated crashes
+   * (only the pipeline is rebuilt); see {@link #forDurableBackingMap} for a map that persists.
    *
    * @param newStore a new, empty store per call (one per run; a store that is {@link AutoCloseable} is closed after
    *     the run)
@@ -137,6 +151,90 @@ public final class ReplayCheck<T, K, V> {
           closeIfCloseable(raw);
         }
       };
+    });
+  }
+
+  /**
+   * Opens a backing map from its durable part, for {@link #forDurableBackingMap}.
+   *
+   * @param <K> the key type
+   * @param <C> the cell type
+   * @since 0.3.0
+   */
+  @FunctionalInterface
+  public interface BackingMapOpener<K, C> {
+    /**
+     * Opens (or reopens) the map.
+     *
+     * @param directory the run's own new directory, the same for every incarnation of the run and deleted after it
+     */
+    IBackingMap<K, C> open(Path directory) throws Exception;
+  }
+
+  /**
+   * Checks a backing map that has a durable part: like {@link #forBackingMap}, but the kit opens the map in the run's
+   * directory on every start and every simulated restart (the dead incarnation's map object is dropped without
+   * {@code close()}, and closed after the run if it is {@link AutoCloseable}), and reads the final state through a
+   * freshly opened map (after closing the last one). So what the map keeps only in memory is lost at a crash.
+   *
+   * @param open opens the map in the run's directory; must be able to open it while a dropped instance is open
+   * @throws NullPointerException if an argument is null
+   * @since 0.3.0
+   */
+  public static <K, C, V> MapTarget<K, V> forDurableBackingMap(BackingMapOpener<K, C> open,
+      Function<? super IBackingMap<K, C>, ? extends StateFactory<? extends MapState<K, V>>> rule) {
+    Objects.requireNonNull(open, "open");
+    Objects.requireNonNull(rule, "rule");
+    return new MapTarget<>((faults, pipeline) -> new World<K, V>() {
+      private final Path dir = newRunDirectory();
+      private final List<Object> abandoned = new ArrayList<>();
+      private IBackingMap<K, C> map;
+
+      private IBackingMap<K, C> reopen() {
+        if (map != null) {
+          abandoned.add(map); // dropped like a killed process's
+        }
+        try {
+          map = Objects.requireNonNull(open.open(dir), "the map opener returned null");
+        } catch (RuntimeException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new IllegalStateException("the map opener failed to open " + dir, e);
+        }
+        return map;
+      }
+
+      @Override
+      public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
+        return rule.apply(context.wrap(reopen()));
+      }
+
+      @Override
+      public StateFactory<? extends MapState<K, V>> reader() {
+        if (map != null) {
+          IBackingMap<K, C> last = map;
+          map = null;
+          closeIfCloseable(last); // the run is over: a clean shutdown, then a fresh map reads the final state
+        }
+        return rule.apply(reopen());
+      }
+
+      @Override
+      public String restartNote() {
+        return "reopens the map from its durable part (the old map object is dropped)";
+      }
+
+      @Override
+      public void close() {
+        try {
+          closeIfCloseable(map);
+          for (Object dead : abandoned) {
+            closeIfCloseable(dead);
+          }
+        } finally {
+          deleteRecursively(dir);
+        }
+      }
     });
   }
 
@@ -169,69 +267,210 @@ public final class ReplayCheck<T, K, V> {
   }
 
   /**
-   * Checks a table store under the table-backed map layout of {@code rule} ({@code TRANSACTIONAL}:
-   * {@code TransactionalTableLayout}, {@code OPAQUE}: {@code OpaqueTableLayout}, {@code NON_TRANSACTIONAL}: plain
-   * values), with no table prefix. See {@link #forTableStore(Function, String, StateKind,
-   * Function)}.
+   * Opens the table store under test from its durable part: called on the first start of every run, again on every
+   * simulated restart (the previous incarnation's store object is dropped without {@code close()}, like a killed
+   * process's, and closed only after the run; see {@link MapTarget#closingTheDeadStore()} for stores that lock their
+   * directory), and once more, after a clean {@code close()} of the last one, to read the final state. So anything
+   * the store keeps only in memory (row caches, write buffers) is lost at a crash, as it would be in production. The
+   * opener must be able to open the location while a dropped instance is still open.
+   *
+   * @since 0.3.0
    */
-  public static <K, V> MapTarget<K, V> forTableStore(Function<? super CommitHook, ? extends TableStore> newStore,
-      KeyCodec<K> keys, Codec<V> values, StateKind rule) {
-    Objects.requireNonNull(keys, "keys");
-    Objects.requireNonNull(values, "values");
-    return forTableStore(newStore, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+  @FunctionalInterface
+  public interface StoreOpener {
+    /**
+     * Opens (or reopens) the store.
+     *
+     * @param directory the run's own new directory, the same for every incarnation of the run and deleted after it
+     *     (ignore it for a store whose durable part is elsewhere, such as a database: every run has its own pipeline
+     *     name, hence its own tables and checkpoint row)
+     * @param hook the fault-injection hook the store must call in its commits, once per table write
+     */
+    TableStore open(Path directory, CommitHook hook) throws Exception;
   }
 
   /**
-   * Checks a table store: each incarnation builds a new {@link TableCheckpointStore} over it (owner
-   * {@code worker-<incarnation>}, taking the pipeline's lease over like a restarted process), on the protocol the
-   * store's capabilities choose (the epoch protocol on an atomic multi-table commit), and states from
-   * {@code states} with the fault layer added. {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT} fires inside the store's
-   * commits through the hook the store is built with. The store is closed after the run.
+   * Checks a table store that has a durable part, under the table-backed map layout of {@code rule}
+   * ({@code TRANSACTIONAL}: {@code TransactionalTableLayout}, {@code OPAQUE}: {@code OpaqueTableLayout},
+   * {@code NON_TRANSACTIONAL}: plain values), with no table prefix. See {@link #forTableStore(StoreOpener, String,
+   * StateKind, Function)}.
    *
-   * @param newStore builds the store with the given commit hook; may reopen one location (every run has its own
-   *     pipeline name, hence its own tables and checkpoint row)
+   * @since 0.3.0
+   */
+  public static <K, V> MapTarget<K, V> forTableStore(StoreOpener open, KeyCodec<K> keys, Codec<V> values,
+      StateKind rule) {
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(values, "values");
+    return forTableStore(open, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+  }
+
+  /**
+   * Checks a table store that has a durable part: the kit {@linkplain StoreOpener opens it} in the run's directory
+   * on every start and every simulated restart (a crash drops the store object and reopens it from what it made
+   * durable), and reads the final state through a freshly opened store. Each incarnation builds a new
+   * {@link TableCheckpointStore} over it (owner {@code worker-<incarnation>}, taking the pipeline's lease over like
+   * a restarted process), on the protocol the store's capabilities choose (the epoch protocol on an atomic
+   * multi-table commit), and states from {@code states} with the fault layer added.
+   * {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT} fires inside the store's commits through the hook the store is
+   * opened with; the lease points ({@link FaultPoint#LEASE_TAKEN_BEFORE_COMMIT},
+   * {@link FaultPoint#LEASE_TAKEN_INSIDE_COMMIT}) take the pipeline's lease over for a new owner when the store
+   * declares fencing, and fail the check if the stale worker's commit lands. Unless {@link Builder#spout} is set,
+   * every schedule runs under each kind of the kit's spout the pipeline builder accepts as exactly-once over this
+   * store (transactional always; opaque too on an atomic multi-table commit), so a capability the store declares
+   * is always exercised.
+   *
+   * @param open opens the store in the run's directory with the given commit hook
    * @param tablePrefix the checkpoint store's table prefix ({@code ""} for none)
    * @param rule the txid rule: {@code TRANSACTIONAL}, {@code OPAQUE} or {@code NON_TRANSACTIONAL}
    * @param states the state builder over a checkpoint store (key codec, value codec, empty values, ...); must not
    *     set a layer
    * @throws IllegalArgumentException if {@code rule} is {@code READ_ONLY}
    * @throws NullPointerException if an argument is null
+   * @since 0.3.0
    */
-  public static <K, V> MapTarget<K, V> forTableStore(Function<? super CommitHook, ? extends TableStore> newStore,
-      String tablePrefix, StateKind rule, Function<? super TableCheckpointStore, TableStates.Builder<K, V>> states) {
+  public static <K, V> MapTarget<K, V> forTableStore(StoreOpener open, String tablePrefix, StateKind rule,
+      Function<? super TableCheckpointStore, TableStates.Builder<K, V>> states) {
+    Objects.requireNonNull(open, "open");
+    return tableTarget(open, null, tablePrefix, rule, states);
+  }
+
+  /**
+   * Checks a table store that has <b>no durable part</b> (it lives in memory only): the same store object is kept
+   * across the simulated restarts of a run, so a "crash" here means the object survives and only the pipeline is
+   * rebuilt; nothing the store keeps in memory can be lost by it. Use {@link #forTableStore(StoreOpener, KeyCodec,
+   * Codec, StateKind)} for a store that persists, so restarts reopen it. Otherwise as there.
+   *
+   * @param newStore builds a new, empty store with the given commit hook, once per run
+   * @since 0.3.0
+   */
+  public static <K, V> MapTarget<K, V> forInMemoryTableStore(
+      Function<? super CommitHook, ? extends TableStore> newStore, KeyCodec<K> keys, Codec<V> values,
+      StateKind rule) {
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(values, "values");
+    return forInMemoryTableStore(newStore, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+  }
+
+  /**
+   * Like {@link #forInMemoryTableStore(Function, KeyCodec, Codec, StateKind)}, with a table prefix and a state
+   * builder as for {@link #forTableStore(StoreOpener, String, StateKind, Function)}.
+   *
+   * @since 0.3.0
+   */
+  public static <K, V> MapTarget<K, V> forInMemoryTableStore(
+      Function<? super CommitHook, ? extends TableStore> newStore, String tablePrefix, StateKind rule,
+      Function<? super TableCheckpointStore, TableStates.Builder<K, V>> states) {
     Objects.requireNonNull(newStore, "newStore");
+    return tableTarget(null, newStore, tablePrefix, rule, states);
+  }
+
+  private static <K, V> MapTarget<K, V> tableTarget(StoreOpener open,
+      Function<? super CommitHook, ? extends TableStore> newStore, String tablePrefix, StateKind rule,
+      Function<? super TableCheckpointStore, TableStates.Builder<K, V>> states) {
     Objects.requireNonNull(tablePrefix, "tablePrefix");
     Objects.requireNonNull(rule, "rule");
     Objects.requireNonNull(states, "states");
     if (rule == StateKind.READ_ONLY) {
       throw new IllegalArgumentException("a table-store check needs a written state, not READ_ONLY");
     }
-    MapTarget<K, V> target = new MapTarget<>((faults, pipeline) -> {
-      TableStore store = Objects.requireNonNull(newStore.apply(faults.commitHook()), "newStore returned null");
-      return new World<K, V>() {
-        @Override
-        public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
-          TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).tablePrefix(tablePrefix)
-              .owner("worker-" + context.incarnation()).build();
-          context.useCheckpointStore(checkpoints);
-          return layout(rule, states.apply(checkpoints).layer(context.layer()));
-        }
+    boolean durable = open != null;
+    boolean[] closeDead = {false};
+    MapTarget<K, V> target = new MapTarget<>((faults, pipeline) -> new World<K, V>() {
+      private final Path dir = durable ? newRunDirectory() : null;
+      private final List<TableStore> abandoned = new ArrayList<>();
+      private TableStore store;
 
-        @Override
-        public StateFactory<? extends MapState<K, V>> reader() {
-          TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).tablePrefix(tablePrefix)
-              .owner("replay-check-reader").build();
-          return layout(rule, states.apply(checkpoints));
+      private TableStore open(CommitHook hook) {
+        if (!durable) {
+          if (store == null) {
+            store = Objects.requireNonNull(newStore.apply(hook), "newStore returned null");
+          }
+          return store;
         }
+        if (store != null) {
+          TableStore dead = store;
+          store = null;
+          if (closeDead[0]) {
+            dead.close(); // the store's directory lock must be released before it can be reopened
+          } else {
+            abandoned.add(dead); // dropped like a killed process's: close() never runs before the reopen
+          }
+        }
+        try {
+          store = Objects.requireNonNull(open.open(dir, hook), "the store opener returned null");
+        } catch (RuntimeException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new IllegalStateException("the store opener failed to open " + dir, e);
+        }
+        return store;
+      }
 
-        @Override
-        public void close() {
-          store.close();
+      @Override
+      public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
+        TableStore leased = faults.withLeaseFaults(open(faults.commitHook()));
+        TableCheckpointStore checkpoints = TableCheckpointStore.builder(leased).tablePrefix(tablePrefix)
+            .owner("worker-" + context.incarnation()).build();
+        context.useCheckpointStore(checkpoints);
+        return layout(rule, states.apply(checkpoints).layer(context.layer()));
+      }
+
+      @Override
+      public StateFactory<? extends MapState<K, V>> reader() {
+        if (durable && store != null) {
+          TableStore last = store;
+          store = null;
+          last.close(); // the run is over: a clean shutdown, then the final state is read through a fresh store
         }
-      };
+        TableCheckpointStore checkpoints = TableCheckpointStore.builder(open(CommitHook.NONE))
+            .tablePrefix(tablePrefix).owner("replay-check-reader").build();
+        return layout(rule, states.apply(checkpoints));
+      }
+
+      @Override
+      public String restartNote() {
+        return durable ? "reopens the store from its durable part (the old store object is dropped)"
+            : "rebuilds the pipeline over the same store object (an in-memory store: it has no durable part)";
+      }
+
+      @Override
+      public void close() {
+        try {
+          if (store != null) {
+            store.close();
+          }
+          for (TableStore dead : abandoned) {
+            dead.close();
+          }
+        } finally {
+          if (dir != null) {
+            deleteRecursively(dir);
+          }
+        }
+      }
     });
     target.uniqueNames = true;
+    target.tableStore = true;
+    target.closeDeadStores = durable ? closeDead : null;
     return target;
+  }
+
+  private static Path newRunDirectory() {
+    try {
+      return Files.createTempDirectory("epochal-replay-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a directory for the run", e);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
+    }
   }
 
   private static <K, V> StateFactory<MapState<K, V>> layout(StateKind rule, TableStates.Builder<K, V> builder) {
@@ -279,7 +518,7 @@ public final class ReplayCheck<T, K, V> {
           closeIfCloseable(world);
         }
       };
-    }, false);
+    }, false, false, null);
   }
 
   // ================================================================================================ types
@@ -308,6 +547,11 @@ public final class ReplayCheck<T, K, V> {
     /** An unwrapped factory over the same stores, to read the final state. */
     StateFactory<? extends MapState<K, V>> reader();
 
+    /** What a restart does to the stores, for the timeline. */
+    default String restartNote() {
+      return "rebuilds the pipeline over the same stores (the store object survives the crash)";
+    }
+
     default void close() {
     }
   }
@@ -323,6 +567,10 @@ public final class ReplayCheck<T, K, V> {
     void declare(Stream<T> source, ReplayContext context);
 
     Map<K, V> read(List<T> input, int partitions, long lastTxid);
+
+    default String restartNote() {
+      return "rebuilds the pipeline over the same world";
+    }
 
     void close();
   }
@@ -343,9 +591,31 @@ public final class ReplayCheck<T, K, V> {
   public static final class MapTarget<K, V> {
     private final WorldFactory<K, V> worlds;
     private boolean uniqueNames;
+    private boolean tableStore;
+    private boolean[] closeDeadStores;
 
     private MapTarget(WorldFactory<K, V> worlds) {
       this.worlds = worlds;
+    }
+
+    /**
+     * For a store that cannot be reopened while a dropped instance is still open (RocksDB and other stores that lock
+     * their directory): at a simulated crash the kit closes the dead incarnation's store before it reopens it,
+     * instead of dropping it unclosed (the default, as a killed process never runs {@code close()}). Then the crash
+     * cannot catch what only {@code close()} makes durable: a store's {@code close()} must not flush what its commits
+     * did not.
+     *
+     * @return this target
+     * @throws IllegalStateException if this target does not reopen its store (not {@link #forTableStore(StoreOpener,
+     *     KeyCodec, Codec, StateKind)})
+     * @since 0.3.0
+     */
+    public MapTarget<K, V> closingTheDeadStore() {
+      if (closeDeadStores == null) {
+        throw new IllegalStateException("only a table-store target that reopens its store closes a dead one");
+      }
+      closeDeadStores[0] = true;
+      return this;
     }
 
     /**
@@ -376,11 +646,16 @@ public final class ReplayCheck<T, K, V> {
           }
 
           @Override
+          public String restartNote() {
+            return world.restartNote();
+          }
+
+          @Override
           public void close() {
             world.close();
           }
         };
-      }, uniqueNames);
+      }, uniqueNames, tableStore, Oracle.aggregate(keyFn, aggregator));
     }
   }
 
@@ -421,6 +696,8 @@ public final class ReplayCheck<T, K, V> {
   public static final class Builder<T, K, V> {
     private final Target<T, K, V> target;
     private final boolean uniqueNames;
+    private final boolean tableStore;
+    private final Oracle<T, K, V> defaultOracle;
     private String name;
     private SpoutKind spoutKind;
     private Guarantee guarantee;
@@ -428,9 +705,12 @@ public final class ReplayCheck<T, K, V> {
     private Integer maxAttempts;
     private Integer maxRestarts;
 
-    private Builder(Target<T, K, V> target, boolean uniqueNames) {
+    private Builder(Target<T, K, V> target, boolean uniqueNames, boolean tableStore,
+        Oracle<T, K, V> defaultOracle) {
       this.target = target;
       this.uniqueNames = uniqueNames;
+      this.tableStore = tableStore;
+      this.defaultOracle = defaultOracle;
     }
 
     /** The pipeline's name (default {@code "replay-check"}; table-store targets add a run number). */
@@ -445,8 +725,10 @@ public final class ReplayCheck<T, K, V> {
     }
 
     /**
-     * The kit's spout: {@code TRANSACTIONAL} (default: every replay emits the same records) or {@code OPAQUE} (a
-     * replay re-cuts the batch from the committed position, with the schedule's {@link BatchCuts#recuts()}).
+     * The kit's spout: {@code TRANSACTIONAL} (every replay emits the same records) or {@code OPAQUE} (a replay re-cuts
+     * the batch from the committed position, with the schedule's {@link BatchCuts#recuts()}). Default: for the
+     * table-store targets, each kind the pipeline builder accepts as exactly-once over the store, one after the
+     * other (a kind it refuses is skipped); for the other targets {@code TRANSACTIONAL}.
      *
      * @throws IllegalArgumentException for {@code NON_TRANSACTIONAL}
      */
@@ -470,7 +752,11 @@ public final class ReplayCheck<T, K, V> {
       return this;
     }
 
-    /** What the final state is compared with (default {@link Oracle#failureFree()}). */
+    /**
+     * What the final state is compared with. Default: for the map targets ({@code aggregate(keyFn, aggregator)})
+     * {@link Oracle#aggregate(Function, CombinerAggregator) the aggregation of the input}, beside the failure-free
+     * run; for {@link #forPipeline} {@link Oracle#failureFree()}, which cannot catch a bug that shows without faults.
+     */
     public Builder<T, K, V> oracle(Oracle<T, K, V> oracle) {
       requireUnset(this.oracle, "oracle");
       this.oracle = Objects.requireNonNull(oracle, "oracle");
@@ -516,28 +802,55 @@ public final class ReplayCheck<T, K, V> {
   // ================================================================================================ running
 
   /**
-   * Runs {@code schedule} and, with the {@link Oracle#failureFree()} oracle, the same schedule without faults on
-   * fresh stores; never throws for a difference.
+   * Runs {@code schedule}, and the same schedule without faults on fresh stores, under each spout kind of the check
+   * (see {@link Builder#spout}); compares with the oracle. Never throws for a difference.
    *
-   * @return the result; {@link ReplayResult#passed()} tells whether the state matched
+   * @return the first failing result, or the last passing one; {@link ReplayResult#passed()} tells whether the state
+   *     matched
    * @throws NullPointerException if {@code schedule} is null
-   * @throws ReplayCheckFailure if the failure-free reference run itself fails (the code under test is broken without
-   *     faults, or refused by the pipeline builder)
+   * @throws ReplayCheckFailure if the failure-free reference run itself stops (the code under test is broken without
+   *     faults, or refused by the pipeline builder under every spout kind)
    */
   public ReplayResult<K, V> run(ReplaySchedule<T> schedule) {
     Objects.requireNonNull(schedule, "schedule");
-    int runNo = RUNS.incrementAndGet();
-    Map<K, V> expected;
-    if (oracle.isFailureFree()) {
-      ReplayResult<K, V> reference = runOnce(schedule.failureFree(), runNo, true, null);
+    ReplayResult<K, V> last = null;
+    ReplayResult<K, V> refused = null;
+    for (SpoutKind kind : spoutKinds) {
+      int runNo = RUNS.incrementAndGet();
+      ReplayResult<K, V> reference = runOnce(schedule.failureFree(), runNo, true, kind, null, null);
       if (reference.error().isPresent()) {
+        if (autoSpouts && isRefusal(reference.error().get())) {
+          refused = reference; // this store does not make this spout kind exactly-once: not a claim to test
+          continue;
+        }
         throw new ReplayCheckFailure(reference);
       }
-      expected = reference.actual();
-    } else {
-      expected = oracle.expected(schedule.input());
+      Map<K, V> expected = oracle.isFailureFree() ? reference.actual() : oracle.expected(schedule.input());
+      ReplayResult<K, V> result = runOnce(schedule, runNo, false, kind, expected,
+          oracle.isFailureFree() ? null : reference.actual());
+      if (!result.passed()) {
+        return result;
+      }
+      last = result;
     }
-    return runOnce(schedule, runNo, false, expected);
+    if (last == null) {
+      throw new ReplayCheckFailure(refused);
+    }
+    return last;
+  }
+
+  private static boolean isRefusal(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof io.epochal.errors.GuaranteeNotDeliverableException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** @return the spout kinds each schedule runs under (a table-store target skips the kinds its store refuses) */
+  public List<SpoutKind> spoutKinds() {
+    return spoutKinds;
   }
 
   /**
@@ -560,9 +873,10 @@ public final class ReplayCheck<T, K, V> {
     return oracle;
   }
 
-  private ReplayResult<K, V> runOnce(ReplaySchedule<T> schedule, int runNo, boolean reference,
-      Map<K, V> expected) {
-    String pipeline = uniqueNames ? name + "-" + runNo + (reference ? "-failure-free" : "") : name;
+  private ReplayResult<K, V> runOnce(ReplaySchedule<T> schedule, int runNo, boolean reference, SpoutKind spoutKind,
+      Map<K, V> expected, Map<K, V> failureFree) {
+    String pipeline = uniqueNames ? name + "-" + runNo + "-" + spoutKind.name().toLowerCase(java.util.Locale.ROOT)
+        + (reference ? "-failure-free" : "") : name;
     Parallelism par = schedule.parallelism();
     ReplayTimeline timeline = new ReplayTimeline();
     timeline.partitions(par.partitions());
@@ -573,6 +887,7 @@ public final class ReplayCheck<T, K, V> {
         : faults.wrap(KitSpouts.transactional("input", schedule.input(), schedule.cuts()));
     CheckpointStore runCheckpoints = new InMemoryCheckpointStore();
     Session<T, K, V> session = target.open(faults, pipeline);
+    timeline.restartNote(session.restartNote());
     ReplayHarness.Outcome outcome = null;
     Throwable error = null;
     Map<K, V> actual = null;
@@ -599,8 +914,10 @@ public final class ReplayCheck<T, K, V> {
     } finally {
       session.close();
     }
-    return new ReplayResult<>(schedule, oracle.describe(), expected, actual, faults.fired(), faults.unfired(),
-        timeline.events(), outcome, error, Duration.ofNanos(virtualNanos.get()), reference);
+    return new ReplayResult<>(schedule, reference ? "the failure-free run of the same input" : oracle.describe(),
+        !reference && !oracle.isFailureFree(), expected, failureFree, actual, faults.fired(), faults.unfired(),
+        timeline.events(), outcome, error, Duration.ofNanos(virtualNanos.get()), reference, spoutKind,
+        faults.fencingViolations());
   }
 
   private static void closeIfCloseable(Object o) {
@@ -615,7 +932,7 @@ public final class ReplayCheck<T, K, V> {
 
   @Override
   public String toString() {
-    return "ReplayCheck(" + name + ", " + spoutKind + " spout, " + guarantee + ", oracle: " + oracle.describe()
+    return "ReplayCheck(" + name + ", " + spoutKinds + " spout, " + guarantee + ", oracle: " + oracle.describe()
         + ")";
   }
 }

@@ -6,8 +6,10 @@ import java.util.Objects;
 
 /**
  * Runs a pipeline to the end through simulated process deaths: each {@link SimulatedCrash} abandons the pipeline
- * instance (like a killed process) and the harness builds a new incarnation over the same stores, which resumes
- * after the last committed txid. Deterministic: no threads of its own, no sleeps. {@link ReplayCheck} runs every
+ * instance (like a killed process) and the harness builds a new incarnation (the factory decides whether over the same
+ * store objects or over stores reopened from their durable part, as {@link ReplayCheck#forTableStore(ReplayCheck.StoreOpener,
+ * io.epochal.store.table.KeyCodec, io.epochal.codec.Codec, io.epochal.state.StateKind)} does), which resumes after the
+ * last committed txid. Deterministic: no threads of its own, no sleeps. {@link ReplayCheck} runs every
  * schedule through it.
  *
  * @since 0.1.0

@@ -35,6 +35,29 @@ public final class ReplayResult<K, V> {
   public record Difference<V>(Optional<V> expected, Optional<V> actual) {
   }
 
+  /**
+   * What a run concluded, in the order a report checks it.
+   *
+   * @since 0.3.0
+   */
+  public enum Verdict {
+    /** The run completed, its state equals the reference, and no fencing was violated. */
+    PASSED,
+    /** The run (faulty or failure-free reference) stopped with an error: see {@link #error()}. */
+    STOPPED,
+    /** The store accepted a stale worker's commit after a lease takeover: see {@link #fencingViolations()}. */
+    FENCING_VIOLATED,
+    /**
+     * The failure-free run already differs from the model: the code is wrong without any fault (shown with the
+     * model as "expected", the failure-free run and the faulty run beside it).
+     */
+    FAILURE_FREE_RUN_DIFFERS_FROM_MODEL,
+    /** The faulty run's state differs from the model. */
+    DIFFERS_FROM_MODEL,
+    /** The faulty run's state differs from the failure-free run (the reference when there is no model). */
+    DIFFERS_FROM_FAILURE_FREE_RUN
+  }
+
   private final ReplaySchedule<?> schedule;
   private final String oracle;
   private final Map<K, V> expected;
@@ -46,11 +69,27 @@ public final class ReplayResult<K, V> {
   private final Throwable error;
   private final Duration virtualWait;
   private final boolean reference;
+  private final boolean model;
+  private final Map<K, V> failureFree;
+  private final io.epochal.spout.SpoutKind spout;
+  private final List<String> violations;
 
   ReplayResult(ReplaySchedule<?> schedule, String oracle, Map<K, V> expected, Map<K, V> actual, List<Fault> fired,
       List<Fault> unfired, List<TimelineEvent> timeline, ReplayHarness.Outcome outcome, Throwable error,
       Duration virtualWait, boolean reference) {
+    this(schedule, oracle, false, expected, null, actual, fired, unfired, timeline, outcome, error, virtualWait,
+        reference, null, List.of());
+  }
+
+  ReplayResult(ReplaySchedule<?> schedule, String oracle, boolean model, Map<K, V> expected, Map<K, V> failureFree,
+      Map<K, V> actual, List<Fault> fired, List<Fault> unfired, List<TimelineEvent> timeline,
+      ReplayHarness.Outcome outcome, Throwable error, Duration virtualWait, boolean reference,
+      io.epochal.spout.SpoutKind spout, List<String> violations) {
     this.reference = reference;
+    this.model = model;
+    this.failureFree = failureFree == null ? null : Map.copyOf(failureFree);
+    this.spout = spout;
+    this.violations = List.copyOf(violations);
     this.schedule = Objects.requireNonNull(schedule, "schedule");
     this.oracle = oracle;
     this.expected = expected == null ? Map.of() : Map.copyOf(expected);
@@ -63,9 +102,75 @@ public final class ReplayResult<K, V> {
     this.virtualWait = virtualWait;
   }
 
-  /** @return true if the run completed and its final state equals the oracle's */
+  /**
+   * @return true if the run completed, its final state equals the oracle's (and, with a model, so does the
+   *     failure-free run's), and no stale commit was accepted
+   */
   public boolean passed() {
-    return error == null && expected.equals(actual);
+    return verdict() == Verdict.PASSED;
+  }
+
+  /**
+   * @return what the run concluded
+   * @since 0.3.0
+   */
+  public Verdict verdict() {
+    if (error != null) {
+      return Verdict.STOPPED;
+    }
+    if (!violations.isEmpty()) {
+      return Verdict.FENCING_VIOLATED;
+    }
+    if (model && failureFree != null && !failureFree.equals(expected)) {
+      return Verdict.FAILURE_FREE_RUN_DIFFERS_FROM_MODEL;
+    }
+    if (!expected.equals(actual)) {
+      return model ? Verdict.DIFFERS_FROM_MODEL : Verdict.DIFFERS_FROM_FAILURE_FREE_RUN;
+    }
+    return Verdict.PASSED;
+  }
+
+  /**
+   * @return what {@link #expected()} is: the oracle's description (a model such as {@code "the aggregation of the
+   *     input"}, or {@code "the failure-free run of the same input"})
+   * @since 0.3.0
+   */
+  public String reference() {
+    return oracle;
+  }
+
+  /**
+   * @return whether {@link #expected()} comes from a model of the pipeline (an {@link Oracle#aggregate} or
+   *     {@link Oracle#fold}) rather than from the failure-free run
+   * @since 0.3.0
+   */
+  public boolean referenceIsModel() {
+    return model;
+  }
+
+  /**
+   * @return the final state of the failure-free run, when it was run beside a model (with {@link
+   *     Oracle#failureFree()} it is {@link #expected()} itself)
+   * @since 0.3.0
+   */
+  public Optional<Map<K, V>> failureFree() {
+    return Optional.ofNullable(failureFree);
+  }
+
+  /**
+   * @return the kind of the kit's spout in this run (empty for results built before a spout was chosen)
+   * @since 0.3.0
+   */
+  public Optional<io.epochal.spout.SpoutKind> spout() {
+    return Optional.ofNullable(spout);
+  }
+
+  /**
+   * @return the stale commits the store accepted after a lease takeover (see {@link FaultPoint#LEASE_TAKEN_BEFORE_COMMIT})
+   * @since 0.3.0
+   */
+  public List<String> fencingViolations() {
+    return violations;
   }
 
   /** @return the schedule that was run */
@@ -83,8 +188,23 @@ public final class ReplayResult<K, V> {
     return actual;
   }
 
-  /** @return the keys whose values differ, with both values, in key order when keys are comparable */
+  /**
+   * @return the keys whose faulty-run value differs from {@link #expected()}, with both values, in key order when keys
+   *     are comparable
+   */
   public Map<K, Difference<V>> differences() {
+    return differences(actual);
+  }
+
+  /**
+   * @return the keys whose failure-free-run value differs from the model, with both values (empty without a model)
+   * @since 0.3.0
+   */
+  public Map<K, Difference<V>> failureFreeDifferences() {
+    return failureFree == null || !model ? Map.of() : differences(failureFree);
+  }
+
+  private Map<K, Difference<V>> differences(Map<K, V> actual) {
     Set<K> keys = new LinkedHashSet<>(expected.keySet());
     keys.addAll(actual.keySet());
     List<K> sorted = new ArrayList<>(keys);
@@ -130,22 +250,45 @@ public final class ReplayResult<K, V> {
     return virtualWait;
   }
 
-  /** @return the report: verdict, schedule, numbered timeline, and expected vs actual for the differing keys */
+  /**
+   * @return the report: verdict (naming the reference it compared with), schedule, spout, numbered timeline, and the
+   *     values of the differing keys
+   */
   public String report() {
     StringBuilder b = new StringBuilder();
     Map<K, Difference<V>> diff = differences();
-    if (error != null) {
-      b.append("Replay check failed: ").append(reference ? "the failure-free reference run" : "the pipeline")
-          .append(" stopped with ").append(error).append('\n');
-    } else if (!diff.isEmpty()) {
-      Set<K> all = new LinkedHashSet<>(expected.keySet());
-      all.addAll(actual.keySet());
-      b.append("Replay check failed: ").append(diff.size()).append(" of ").append(all.size())
-          .append(" key(s) differ from ").append(oracle).append('\n');
-    } else {
-      b.append("Replay check passed: the final state equals ").append(oracle).append('\n');
+    Map<K, Difference<V>> ffDiff = failureFreeDifferences();
+    Set<K> all = new LinkedHashSet<>(expected.keySet());
+    all.addAll(actual.keySet());
+    if (failureFree != null) {
+      all.addAll(failureFree.keySet());
+    }
+    switch (verdict()) {
+      case STOPPED -> b.append("Replay check failed: ").append(reference ? "the failure-free reference run"
+          : "the pipeline").append(" stopped with ").append(error).append('\n');
+      case FENCING_VIOLATED -> b.append("Replay check failed: fencing violated: ").append(violations.get(0))
+          .append(violations.size() > 1 ? " (and " + (violations.size() - 1) + " more)" : "").append('\n');
+      case FAILURE_FREE_RUN_DIFFERS_FROM_MODEL -> b.append("Replay check failed: the failure-free run of the same "
+          + "input already differs from ").append(oracle).append(" in ").append(ffDiff.size()).append(" of ")
+          .append(all.size()).append(" key(s): the code is wrong without any fault\n");
+      case DIFFERS_FROM_MODEL -> b.append("Replay check failed: ").append(diff.size()).append(" of ")
+          .append(all.size()).append(" key(s) differ from ").append(oracle).append('\n');
+      case DIFFERS_FROM_FAILURE_FREE_RUN -> b.append("Replay check failed: ").append(diff.size()).append(" of ")
+          .append(all.size()).append(" key(s) differ from ").append(oracle).append('\n');
+      case PASSED -> b.append("Replay check passed: the final state equals ").append(oracle).append('\n');
+    }
+    if (model && failureFree != null) {
+      b.append("Reference: ").append(oracle).append(" (a model of the pipeline); the failure-free run of the same "
+          + "input ").append(ffDiff.isEmpty() ? "agrees with it" : "differs from it in " + ffDiff.size()
+          + " key(s)").append('\n');
+    } else if (!model && !reference) {
+      b.append("Reference: ").append(oracle).append(" (not a model: a bug that shows without faults too is not "
+          + "caught)\n");
     }
     b.append("Schedule: ").append(schedule).append('\n');
+    if (spout != null) {
+      b.append("Spout: ").append(spout).append('\n');
+    }
     b.append("Faults fired: ").append(fired).append("; never reached: ").append(unfired).append('\n');
     if (outcome != null) {
       b.append("Run: last committed txid ").append(outcome.lastTxid()).append(", ").append(outcome.failedAttempts())
@@ -156,16 +299,27 @@ public final class ReplayResult<K, V> {
     for (TimelineEvent e : timeline) {
       b.append("  ").append(e.render()).append('\n');
     }
-    if (!diff.isEmpty()) {
-      b.append("Differing keys (expected vs actual):\n");
+    Set<K> shownKeys = new LinkedHashSet<>(ffDiff.keySet());
+    shownKeys.addAll(diff.keySet());
+    if (!shownKeys.isEmpty() && error == null) {
+      List<K> sorted = new ArrayList<>(shownKeys);
+      sorted.sort(KEY_ORDER);
+      boolean three = model && failureFree != null && !ffDiff.isEmpty();
+      String expectedLabel = model ? "expected" : "failure-free run";
+      b.append("Differing keys (").append(expectedLabel).append(three ? " vs failure-free run" : "")
+          .append(" vs actual):\n");
       int shown = 0;
-      for (Map.Entry<K, Difference<V>> e : diff.entrySet()) {
+      for (K k : sorted) {
         if (shown++ == MAX_KEYS_SHOWN) {
-          b.append("  ... (").append(diff.size() - MAX_KEYS_SHOWN).append(" more)\n");
+          b.append("  ... (").append(sorted.size() - MAX_KEYS_SHOWN).append(" more)\n");
           break;
         }
-        b.append("  ").append(e.getKey()).append(": expected ").append(show(e.getValue().expected()))
-            .append(", actual ").append(show(e.getValue().actual())).append('\n');
+        b.append("  ").append(k).append(": ").append(expectedLabel).append(' ')
+            .append(show(Optional.ofNullable(expected.get(k))));
+        if (three) {
+          b.append(", failure-free run ").append(show(Optional.ofNullable(failureFree.get(k))));
+        }
+        b.append(", actual ").append(show(Optional.ofNullable(actual.get(k)))).append('\n');
       }
     }
     return b.toString();

@@ -5,13 +5,18 @@ import io.epochal.pipeline.PipelineListener;
 import io.epochal.pipeline.internal.KeyPartitioner;
 import io.epochal.spout.BatchAttempt;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 /**
- * The numbered record of one replayed run: emissions, cells written (with their partition), faults fired, failed
- * attempts, commits and restarts. Filled by the {@link FaultInjector} wrappers (what each {@code multiPut} wrote,
+ * The numbered record of one replayed run: emissions, what states returned on reads, cells written (with their
+ * partition) and, where a write reads back differently, what the store holds instead; faults fired, lease takeovers,
+ * failed attempts, commits and restarts. Filled by the {@link FaultInjector} wrappers (what each {@code multiPut} wrote,
  * which fault fired) and by the {@link PipelineListener} of {@link #listener()} (attempts and commits); rendered into
  * the report of a failed {@link ReplayCheck}.
  *
@@ -31,6 +36,7 @@ public final class ReplayTimeline {
   private final Map<Long, Integer> attempts = new HashMap<>();
   private int incarnation;
   private volatile int partitions = 1;
+  private String restartNote = "rebuilds the pipeline over the same stores";
 
   /** Creates an empty timeline. */
   public ReplayTimeline() {
@@ -83,30 +89,109 @@ public final class ReplayTimeline {
 
   /** Records that {@code cells} were written for batch {@code txid} (its current attempt). */
   public void wrote(long txid, Map<?, ?> cells) {
-    if (cells.isEmpty()) {
+    byPartition(txid, TimelineEvent.Kind.WROTE, new ArrayList<>(cells.keySet()), cells);
+  }
+
+  /**
+   * Records that {@code cells} were written for batch {@code txid}, and what the store held when read back right
+   * after: keys whose read-back differs from what was written get a {@link TimelineEvent.Kind#LOST_WRITE} step.
+   *
+   * @param held the read-back of the written keys (a key the store does not hold is missing)
+   * @since 0.3.0
+   */
+  public void wrote(long txid, Map<?, ?> cells, Map<?, ?> held) {
+    wrote(txid, cells);
+    List<Object> differs = new ArrayList<>();
+    Map<Object, Object> heldValues = new LinkedHashMap<>();
+    for (Map.Entry<?, ?> e : cells.entrySet()) {
+      Object back = held.get(e.getKey());
+      if (!Objects.equals(back, e.getValue())) {
+        differs.add(e.getKey());
+        if (back != null) {
+          heldValues.put(e.getKey(), back);
+        }
+      }
+    }
+    byPartition(txid, TimelineEvent.Kind.LOST_WRITE, differs, heldValues);
+  }
+
+  /**
+   * Records what a read of batch {@code txid} returned: the value of each key of {@code keys}, {@code (absent)} for
+   * the keys {@code result} does not have.
+   *
+   * @since 0.3.0
+   */
+  public void read(long txid, Collection<?> keys, Map<?, ?> result) {
+    byPartition(txid, TimelineEvent.Kind.READ, new ArrayList<>(keys), result);
+  }
+
+  private void byPartition(long txid, TimelineEvent.Kind kind, List<?> keysInOrder, Map<?, ?> values) {
+    if (keysInOrder.isEmpty()) {
       return;
     }
     int n = partitions;
-    Map<Integer, List<Map.Entry<?, ?>>> byPartition = new java.util.TreeMap<>();
-    for (Map.Entry<?, ?> e : cells.entrySet()) {
-      byPartition.computeIfAbsent(partitionOf(e.getKey(), n), p -> new ArrayList<>()).add(e);
+    Map<Integer, List<Object>> byPartition = new TreeMap<>();
+    for (Object key : keysInOrder) {
+      byPartition.computeIfAbsent(partitionOf(key, n), p -> new ArrayList<>()).add(key);
     }
     synchronized (this) {
-      for (Map.Entry<Integer, List<Map.Entry<?, ?>>> part : byPartition.entrySet()) {
+      for (Map.Entry<Integer, List<Object>> part : byPartition.entrySet()) {
         List<Object> keys = new ArrayList<>();
         StringBuilder detail = new StringBuilder();
-        for (Map.Entry<?, ?> e : part.getValue()) {
+        for (Object key : part.getValue()) {
           if (keys.size() < MAX_CELLS_SHOWN) {
-            detail.append(keys.isEmpty() ? "" : ", ").append(e.getKey()).append(" = ").append(e.getValue());
+            Object value = values.get(key);
+            detail.append(keys.isEmpty() ? "" : ", ").append(key).append(" = ")
+                .append(value == null ? "(absent)" : String.valueOf(value));
           }
-          keys.add(e.getKey());
+          keys.add(key);
         }
         if (keys.size() > MAX_CELLS_SHOWN) {
           detail.append(", ... (").append(keys.size() - MAX_CELLS_SHOWN).append(" more)");
         }
-        add(txid, attemptOf(txid), part.getKey(), TimelineEvent.Kind.WROTE, keys, detail.toString());
+        if (kind == TimelineEvent.Kind.LOST_WRITE) {
+          detail.append(" (not what was written)");
+        }
+        add(txid, attemptOf(txid), part.getKey(), kind, keys, detail.toString());
       }
     }
+  }
+
+  /**
+   * Records that {@code newOwner} took the pipeline's lease over before batch {@code txid}'s commit (a zombie fault).
+   *
+   * @since 0.3.0
+   */
+  public synchronized void leaseTaken(long txid, String detail) {
+    add(txid, attemptOf(txid), -1, TimelineEvent.Kind.LEASE_TAKEN, List.of(), detail);
+  }
+
+  /**
+   * Records that the store refused the stale worker's commit of batch {@code txid} (as a fenced store must).
+   *
+   * @since 0.3.0
+   */
+  public synchronized void fenced(long txid, String detail) {
+    add(txid, attemptOf(txid), -1, TimelineEvent.Kind.FENCED, List.of(), detail);
+  }
+
+  /**
+   * Records that the store accepted a stale worker's commit of batch {@code txid} after its lease was taken over.
+   *
+   * @since 0.3.0
+   */
+  public synchronized void fencingViolated(long txid, String detail) {
+    add(txid, attemptOf(txid), -1, TimelineEvent.Kind.FENCING_VIOLATED, List.of(), detail);
+  }
+
+  /**
+   * Sets what a restart does to the stores, shown on each {@link TimelineEvent.Kind#RESTARTED} step (default
+   * {@code "rebuilds the pipeline over the same stores"}).
+   *
+   * @since 0.3.0
+   */
+  public synchronized void restartNote(String note) {
+    this.restartNote = Objects.requireNonNull(note, "note");
   }
 
   /** Records that {@code fault} fired in batch {@code txid}. */
@@ -130,7 +215,7 @@ public final class ReplayTimeline {
     this.incarnation = incarnation;
     attempts.clear();
     add(0, 0, -1, TimelineEvent.Kind.RESTARTED, List.of(), why + "; incarnation " + incarnation
-        + " rebuilds the pipeline over the same stores");
+        + " " + restartNote);
   }
 
   /** Records that the pipeline stopped with {@code error}. */

@@ -44,9 +44,9 @@ public abstract class TableStoreContractKit extends TableStoreContract {
   /** A transactional spout into both txid-carrying layouts: exactly-once on either commit protocol. */
   @Test
   public void shouldCountExactlyOnceUnderEveryFaultWithATransactionalSpout() {
-    TableStoreReplayChecks.run(this::createStore, tablePath("replay/"), SpoutKind.TRANSACTIONAL,
+    TableStoreReplayChecks.run(this::createStore, supportsReopen(), tablePath("replay/"), SpoutKind.TRANSACTIONAL,
         StateKind.TRANSACTIONAL);
-    TableStoreReplayChecks.run(this::createStore, tablePath("replay/"), SpoutKind.TRANSACTIONAL, StateKind.OPAQUE);
+    TableStoreReplayChecks.run(this::createStore, supportsReopen(), tablePath("replay/"), SpoutKind.TRANSACTIONAL, StateKind.OPAQUE);
   }
 
   /**
@@ -63,7 +63,7 @@ public abstract class TableStoreContractKit extends TableStoreContract {
       probe.close();
     }
     assumeTrue(atomic, "the store does not declare atomic multi-table commit (the epoch protocol)");
-    TableStoreReplayChecks.run(this::createStore, tablePath("replay/"), SpoutKind.OPAQUE, StateKind.TRANSACTIONAL);
-    TableStoreReplayChecks.run(this::createStore, tablePath("replay/"), SpoutKind.OPAQUE, StateKind.OPAQUE);
+    TableStoreReplayChecks.run(this::createStore, supportsReopen(), tablePath("replay/"), SpoutKind.OPAQUE, StateKind.TRANSACTIONAL);
+    TableStoreReplayChecks.run(this::createStore, supportsReopen(), tablePath("replay/"), SpoutKind.OPAQUE, StateKind.OPAQUE);
   }
 }

@@ -6,6 +6,7 @@ import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.KeyCodec;
+import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStates;
 import java.util.ArrayList;
@@ -14,8 +15,8 @@ import java.util.function.Function;
 
 /**
  * The replay half of the table-store contract kit: a word count over the store under test, through a fixed table of
- * schedules (every {@link FaultPoint}, failed and crashed, plus a combined schedule), must equal the fold of the
- * input. Deterministic and quick (tens of short runs); a failure throws the {@link ReplayCheckFailure} report.
+ * schedules (every {@link FaultPoint}, failed and crashed, the lease takeovers included, plus a combined schedule),
+ * must equal the fold of the input, and no stale commit may land. Deterministic and quick (tens of short runs); a failure throws the {@link ReplayCheckFailure} report.
  */
 final class TableStoreReplayChecks {
   private TableStoreReplayChecks() {
@@ -44,14 +45,26 @@ final class TableStoreReplayChecks {
 
   /**
    * Runs every schedule with {@code spout} into the table layout of {@code rule} over stores from {@code stores}.
+   * With {@code reopens} (the store sees after a reopen what it committed before), every simulated restart and the
+   * final read reopen the store; otherwise one store object serves the whole run.
    *
    * @throws ReplayCheckFailure at the first schedule whose counts differ
    */
+  /** Like the full form, over one store object per run (no reopen). */
   static void run(Function<? super CommitHook, ? extends TableStore> stores, String tablePrefix, SpoutKind spout,
       StateKind rule) {
-    ReplayCheck<String, String, Long> check = ReplayCheck
-        .forTableStore(stores, tablePrefix, rule,
-            checkpoints -> TableStates.<String, Long>builder(checkpoints, KeyCodec.strings(), Codecs.longs()))
+    run(stores, false, tablePrefix, spout, rule);
+  }
+
+  static void run(Function<? super CommitHook, ? extends TableStore> stores, boolean reopens, String tablePrefix,
+      SpoutKind spout, StateKind rule) {
+    Function<TableCheckpointStore, TableStates.Builder<String, Long>> states =
+        checkpoints -> TableStates.<String, Long>builder(checkpoints, KeyCodec.strings(), Codecs.longs());
+    ReplayCheck.MapTarget<String, Long> target = reopens
+        ? ReplayCheck.forTableStore((dir, hook) -> stores.apply(hook), tablePrefix, rule, states)
+            .closingTheDeadStore()
+        : ReplayCheck.forInMemoryTableStore(stores, tablePrefix, rule, states);
+    ReplayCheck<String, String, Long> check = target
         .<String>aggregate(w -> w, Aggregators.count())
         .name("contract-" + spout.name().toLowerCase(java.util.Locale.ROOT) + "-" + rule.name()
             .toLowerCase(java.util.Locale.ROOT))

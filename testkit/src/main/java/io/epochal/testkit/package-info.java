@@ -1,7 +1,8 @@
 /**
  * Replay testing for users' pipelines, states and stores: inject failures at every point of the commit protocol,
- * restart whole processes, re-cut opaque batches, compare the final state with an oracle, and shrink a failing
- * schedule to a readable timeline.
+ * restart whole processes (reopening stores from their durable part), take leases over from zombie workers, re-cut
+ * opaque batches, compare the final state with a model of the pipeline and with the failure-free run, and shrink a
+ * failing schedule to a readable timeline of what was read, written and held.
  *
  * <p>Entry points:
  * <ul>
@@ -13,7 +14,9 @@
  *       {@code TopologyTestDriver}).</li>
  *   <li>{@link io.epochal.testkit.TableStoreContractTest} / {@link io.epochal.testkit.TableStoreContractKit}: the
  *       table-store contract ({@link io.epochal.testkit.store.TableStoreContract}, in package
- *       {@code io.epochal.testkit.store}) and replay checks for a user's own {@code TableStore}.</li>
+ *       {@code io.epochal.testkit.store}) and replay checks for a user's own {@code TableStore}; the forwarding bases
+ *       {@link io.epochal.testkit.store.ForwardingTableStore} and {@link io.epochal.testkit.store.ForwardingStoreTransaction}
+ *       for wrappers.</li>
  *   <li>The machinery underneath: {@link io.epochal.testkit.FaultInjector} (wrappers that fire scheduled
  *       {@link io.epochal.testkit.Fault}s at {@link io.epochal.testkit.FaultPoint}s and record a
  *       {@link io.epochal.testkit.ReplayTimeline}) and {@link io.epochal.testkit.ReplayHarness} (runs a pipeline to the

@@ -173,6 +173,9 @@ class PairingReplayProperties {
 
   private static void everyPointReached(StatisticsCoverage coverage) {
     for (FaultPoint p : FaultPoint.values()) {
+      if (p.isLeasePoint()) {
+        continue; // no lease in these pipelines: the zombie points fire only in table-store targets
+      }
       coverage.check(p + "").count(c -> c > 0);
       coverage.check(p + " + restart").count(c -> c > 0);
     }

@@ -9,6 +9,7 @@ import io.epochal.state.opaque.OpaqueMap;
 import io.epochal.testkit.ReplayArbitraries;
 import io.epochal.testkit.ReplayCheck;
 import io.epochal.testkit.ReplayCheckFailure;
+import io.epochal.testkit.ReplayResult;
 import io.epochal.testkit.ReplaySchedule;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
@@ -31,7 +32,7 @@ class CatchingAWrongBackingMapTest {
     static final ReplayCheck<String, String, Long> CHECK = ReplayCheck
         .forBackingMap(RetryAddingBackingMap::new, OpaqueMap::factory)  // the user's store under the opaque rule
         .aggregate((String word) -> word, Aggregators.count())            // a word count over it
-        .build();                                                         // oracle: the failure-free run
+        .build();                                                         // oracle: the aggregation of the input
 
     @Property(seed = "42", tries = 200)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
@@ -59,7 +60,10 @@ class CatchingAWrongBackingMapTest {
     assertEquals(List.of(), caught.result().unfired(), report);
 
     // the report: verdict, the schedule, a numbered timeline of the attempts, and only the differing keys
-    assertTrue(report.startsWith("Replay check failed: 1 of 1 key(s) differ from the failure-free run"), report);
+    assertEquals(ReplayResult.Verdict.DIFFERS_FROM_MODEL, caught.result().verdict(), report);
+    assertTrue(report.startsWith("Replay check failed: 1 of 1 key(s) differ from the aggregation of the input\n"
+        + "Reference: the aggregation of the input (a model of the pipeline); the failure-free run of the same input "
+        + "agrees with it\n"), report);
     assertTrue(report.contains("\nTimeline:\n"), report);
     assertTrue(report.matches("(?s).*\\n\\s+1\\. txid 1 attempt 1: emitted 1 record\\(s\\) \\[\\w+\\]\\n.*"), report);
     assertTrue(report.matches("(?s).*\\d+\\. txid 1 attempt 1 partition 0: wrote \\w+ = OpaqueValue\\[curr=1, "

@@ -38,7 +38,7 @@ class CorrectStateExampleProperties {
       .build();
 
   private static final ReplayCheck<String, String, Long> EPOCH_TABLES = ReplayCheck
-      .forTableStore(hook -> TableStores.inMemoryBuilder().commitHook(hook).build(), KeyCodec.strings(),
+      .forInMemoryTableStore(hook -> TableStores.inMemoryBuilder().commitHook(hook).build(), KeyCodec.strings(),
           Codecs.longs(), StateKind.TRANSACTIONAL)
       .aggregate((String w) -> w, Aggregators.count())
       .spout(SpoutKind.OPAQUE)     // exactly-once on the epoch protocol, even with re-cut replays
