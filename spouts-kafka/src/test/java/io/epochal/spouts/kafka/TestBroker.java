@@ -1,0 +1,179 @@
+package io.epochal.spouts.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import kafka.server.BrokerServer;
+
+/**
+ * One real in-process KRaft Kafka cluster for a test class: a controller and a broker node (separate, so the broker
+ * can be shut down and started again on the same port and log directories while the controller stays up), with the
+ * internal topics at replication factor 1. Helpers create topics, produce and read back with plain clients.
+ */
+final class TestBroker implements AutoCloseable {
+  private final KafkaClusterTestKit cluster;
+  private final Admin admin;
+  private final String bootstrap;
+
+  private TestBroker(KafkaClusterTestKit cluster) {
+    this.cluster = cluster;
+    this.bootstrap = cluster.bootstrapServers();
+    this.admin = cluster.admin(Map.of("request.timeout.ms", 20_000, "default.api.timeout.ms", 60_000));
+  }
+
+  static TestBroker start() throws Exception {
+    TestKitNodes nodes = new TestKitNodes.Builder().setCombined(false).setNumControllerNodes(1).setNumBrokerNodes(1)
+        .build();
+    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+    Map<String, Object> props = new HashMap<>();
+    props.put("offsets.topic.replication.factor", "1");
+    props.put("offsets.topic.num.partitions", "2");
+    props.put("transaction.state.log.replication.factor", "1");
+    props.put("transaction.state.log.min.isr", "1");
+    props.put("transaction.state.log.num.partitions", "2");
+    props.put("group.initial.rebalance.delay.ms", "0");
+    props.put("log.cleaner.backoff.ms", "200");
+    props.put("log.retention.check.interval.ms", "1000");
+    props.put("num.network.threads", "2");
+    props.put("num.io.threads", "2");
+    props.put("log.flush.interval.messages", Long.toString(Long.MAX_VALUE));
+    props.forEach(builder::setConfigProp);
+    KafkaClusterTestKit cluster = builder.build();
+    try {
+      cluster.format();
+      cluster.startup();
+      cluster.waitForReadyBrokers();
+      return new TestBroker(cluster);
+    } catch (Exception e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  String bootstrap() {
+    return bootstrap;
+  }
+
+  Admin admin() {
+    return admin;
+  }
+
+  private BrokerServer broker() {
+    return cluster.brokers().values().iterator().next();
+  }
+
+  /** Shuts the broker node down (the controller stays up); its port and log directories are kept. */
+  void stopBroker() {
+    BrokerServer b = broker();
+    b.shutdown();
+    b.awaitShutdown();
+  }
+
+  /** Starts the broker node again on the same port and log directories, and waits until it serves. */
+  void startBroker() throws Exception {
+    broker().startup();
+    cluster.waitForReadyBrokers();
+  }
+
+  void createTopic(String topic, int partitions) {
+    createTopic(topic, partitions, Map.of());
+  }
+
+  void createTopic(String topic, int partitions, Map<String, String> configs) {
+    try {
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all()
+          .get(60, TimeUnit.SECONDS);
+      // wait until the broker knows every partition's leader
+      for (int attempt = 0; ; attempt++) {
+        var d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        if (d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) {
+          return;
+        }
+        if (attempt > 200) {
+          throw new IllegalStateException("topic " + topic + " has no leaders: " + d);
+        }
+        Thread.sleep(50);
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topic " + topic, e);
+    }
+  }
+
+  void deleteTopic(String topic) throws Exception {
+    admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+  }
+
+  KafkaProducer<String, String> producer() {
+    return producer(Map.of());
+  }
+
+  KafkaProducer<String, String> producer(Map<String, Object> extra) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "2");
+    p.putAll(extra);
+    return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+  }
+
+  /** Sends {@code values} to {@code partition} of {@code topic} (keys as given, may be null) and flushes. */
+  void produce(String topic, int partition, List<String> keys, List<String> values) {
+    try (KafkaProducer<String, String> p = producer()) {
+      for (int i = 0; i < values.size(); i++) {
+        p.send(new ProducerRecord<>(topic, partition, keys == null ? null : keys.get(i), values.get(i)));
+      }
+      p.flush();
+    }
+  }
+
+  /** Every record of {@code topic} (read_committed), read back with a plain consumer, by partition. */
+  Map<Integer, List<ConsumerRecord<String, String>>> readAll(String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    Map<Integer, List<ConsumerRecord<String, String>>> out = new HashMap<>();
+    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+      List<TopicPartition> tps = c.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+          .map(i -> new TopicPartition(topic, i.partition())).toList();
+      c.assign(tps);
+      c.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = c.endOffsets(tps, Duration.ofSeconds(30));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (tps.stream().anyMatch(tp -> c.position(tp, Duration.ofSeconds(30)) < end.get(tp))) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("cannot read " + topic + " to its end " + end);
+        }
+        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+          if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
+            out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void close() throws Exception {
+    admin.close(Duration.ofSeconds(5));
+    cluster.close();
+  }
+}
