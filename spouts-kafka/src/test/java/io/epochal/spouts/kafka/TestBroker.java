@@ -21,6 +21,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import kafka.server.BrokerServer;
+import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * One real in-process KRaft Kafka cluster for a test class: a controller and a broker node (separate, so the broker
@@ -39,7 +40,11 @@ final class TestBroker implements AutoCloseable {
   }
 
   static TestBroker start() throws Exception {
-    TestKitNodes nodes = new TestKitNodes.Builder().setCombined(false).setNumControllerNodes(1).setNumBrokerNodes(1)
+    // A production metadata version: the test kit's default (the latest testing version) enables unreleased
+    // features, with which idempotent producers here got stuck on out-of-order sequence errors.
+    TestKitNodes nodes = new TestKitNodes.Builder()
+        .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+        .setCombined(false).setNumControllerNodes(1).setNumBrokerNodes(1)
         .build();
     KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
     Map<String, Object> props = new HashMap<>();
@@ -100,19 +105,38 @@ final class TestBroker implements AutoCloseable {
     try {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all()
           .get(60, TimeUnit.SECONDS);
-      // wait until the broker knows every partition's leader
-      for (int attempt = 0; ; attempt++) {
+      awaitLeaders(topic, partitions);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topic " + topic, e);
+    }
+  }
+
+  /** Waits until the cluster's metadata lists {@code partitions} partitions of {@code topic}, each with a leader. */
+  void awaitLeaders(String topic, int partitions) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      try {
         var d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
         if (d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) {
-          return;
+          break;
         }
-        if (attempt > 200) {
-          throw new IllegalStateException("topic " + topic + " has no leaders: " + d);
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+      }
+      if (attempt > 400) {
+        throw new IllegalStateException("topic " + topic + " has no leaders after 20 s");
+      }
+      Thread.sleep(50);
+    }
+    // and until a producer's metadata sees them too
+    try (KafkaProducer<String, String> p = producer()) {
+      for (int attempt = 0; p.partitionsFor(topic).size() != partitions; attempt++) {
+        if (attempt > 400) {
+          throw new IllegalStateException("producers see no " + partitions + " partitions of " + topic);
         }
         Thread.sleep(50);
       }
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot create topic " + topic, e);
     }
   }
 
@@ -141,6 +165,39 @@ final class TestBroker implements AutoCloseable {
       }
       p.flush();
     }
+  }
+
+  /** Sentence {@code i} of a seeded, skewed vocabulary, 1 to 8 words, for word counts. */
+  static String sentence(long seed, long i) {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
+    int n = r.nextInt(1, 9);
+    StringBuilder sb = new StringBuilder();
+    for (int w = 0; w < n; w++) {
+      double u = r.nextDouble();
+      sb.append(w == 0 ? "" : " ").append("w").append((int) (300 * u * u * u));
+    }
+    return sb.toString();
+  }
+
+  /** Sends sentences {@code [from, to)} of {@code seed} round-robin over {@code partitions} partitions. */
+  List<String> produceSentences(String topic, int partitions, long seed, long from, long to) {
+    List<String> sent = new ArrayList<>();
+    try (KafkaProducer<String, String> p = producer()) {
+      for (long i = from; i < to; i++) {
+        String v = sentence(seed, i);
+        p.send(new ProducerRecord<>(topic, (int) (i % partitions), null, v));
+        sent.add(v);
+      }
+      p.flush();
+    }
+    return sent;
+  }
+
+  /** The values of every record of {@code topic} (read_committed), all partitions. */
+  List<String> values(String topic) {
+    List<String> out = new ArrayList<>();
+    readAll(topic).values().forEach(rs -> rs.forEach(r -> out.add(r.value())));
+    return out;
   }
 
   /** Every record of {@code topic} (read_committed), read back with a plain consumer, by partition. */
