@@ -15,28 +15,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The Kafka spouts against a real in-process broker: exact counts, replays, caps, partitions, positions. */
 class KafkaSpoutsTest {
+  @RegisterExtension
+  static final TestBroker.Use BROKER = new TestBroker.Use();
   private static TestBroker broker;
-  private static final AtomicInteger TOPICS = new AtomicInteger();
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    broker = TestBroker.start();
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    broker.close();
+  static void startBroker() {
+    broker = BROKER.get();
   }
 
   static String newTopic(String what) {
-    return what + "-" + TOPICS.incrementAndGet();
+    return TestBroker.newTopic(what);
   }
 
   static KafkaSpoutConfig.Builder<String, String> config(String topic) {

@@ -39,6 +39,49 @@ final class TestBroker implements AutoCloseable {
     this.admin = cluster.admin(Map.of("request.timeout.ms", 20_000, "default.api.timeout.ms", 60_000));
   }
 
+  private static final java.util.concurrent.atomic.AtomicInteger TOPICS = new java.util.concurrent.atomic.AtomicInteger();
+
+  /**
+   * The broker shared by the JUnit test classes of this test run that never stop it: started at first use, closed
+   * when the run ends (JUnit's root store); tests keep apart by topic names ({@link #newTopic}).
+   */
+  static TestBroker shared(org.junit.jupiter.api.extension.ExtensionContext context) {
+    return context.getRoot().getStore(org.junit.jupiter.api.extension.ExtensionContext.Namespace.GLOBAL)
+        .getOrComputeIfAbsent(TestBroker.class, k -> {
+          try {
+            return new Shared(start());
+          } catch (Exception e) {
+            throw new IllegalStateException("cannot start the test broker", e);
+          }
+        }, Shared.class).broker;
+  }
+
+  private record Shared(TestBroker broker) implements org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource {
+    @Override
+    public void close() throws Exception {
+      broker.close();
+    }
+  }
+
+  /** Gives a test class the shared broker: {@code @RegisterExtension static final Use BROKER = new Use();}. */
+  static final class Use implements org.junit.jupiter.api.extension.BeforeAllCallback {
+    private TestBroker broker;
+
+    @Override
+    public void beforeAll(org.junit.jupiter.api.extension.ExtensionContext context) {
+      broker = shared(context);
+    }
+
+    TestBroker get() {
+      return broker;
+    }
+  }
+
+  /** A topic name not used before in this JVM. */
+  static String newTopic(String what) {
+    return what + "-" + TOPICS.incrementAndGet();
+  }
+
   static TestBroker start() throws Exception {
     // A production metadata version: the test kit's default (the latest testing version) enables unreleased
     // features, with which idempotent producers here got stuck on out-of-order sequence errors.
@@ -58,7 +101,6 @@ final class TestBroker implements AutoCloseable {
     props.put("log.retention.check.interval.ms", "1000");
     props.put("num.network.threads", "2");
     props.put("num.io.threads", "2");
-    props.put("log.flush.interval.messages", Long.toString(Long.MAX_VALUE));
     props.forEach(builder::setConfigProp);
     KafkaClusterTestKit cluster = builder.build();
     try {
@@ -153,6 +195,10 @@ final class TestBroker implements AutoCloseable {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "2");
+    // With the default 5 requests in flight, an idempotent producer to a fresh topic of this in-process 4.4.0 broker
+    // now and then got stuck resending sequence 0 (OutOfOrderSequenceException until its delivery timeout, records
+    // lost). One request in flight keeps it idempotent and never showed that.
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     p.putAll(extra);
     return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
   }

@@ -110,6 +110,9 @@ final class KafkaLog implements AutoCloseable {
     p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "epochal-" + config.name());
     p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(
         Math.min(config.maxRecordsPerPartition(), 10_000)));
+    // The spout reads up to end offsets it already knows, so a broker holding a fetch open for new data only delays
+    // the fetch of the next partition (one fetch per broker at a time).
+    p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
     long api = config.apiTimeout().toMillis();
     p.putIfAbsent(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(api));
     p.putIfAbsent(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.min(api, 30_000)));
