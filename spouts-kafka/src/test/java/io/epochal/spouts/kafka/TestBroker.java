@@ -56,7 +56,8 @@ final class TestBroker implements AutoCloseable {
         }, Shared.class).broker;
   }
 
-  private record Shared(TestBroker broker) implements org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource {
+  private record Shared(TestBroker broker) implements AutoCloseable,
+      org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource {
     @Override
     public void close() throws Exception {
       broker.close();

@@ -14,7 +14,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -24,7 +30,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -67,6 +73,7 @@ final class KafkaLog implements AutoCloseable {
   private final Duration apiTimeout;
   private final Map<String, Object> consumerProperties;
   private Consumer<byte[], byte[]> consumer;
+  private Admin admin;
 
   private List<TopicPartition> partitions = List.of();
   private boolean discoveryDue = true;
@@ -167,7 +174,10 @@ final class KafkaLog implements AutoCloseable {
 
   // ------------------------------------------------------------------------------------------------ metadata
 
-  /** The partitions of every configured topic, sorted; listed again at the discovery interval. */
+  /**
+   * The partitions of every configured topic, sorted; listed again at the discovery interval. Listed by an admin
+   * client: a consumer answers from its metadata cache, which would not see partitions added to a topic it reads.
+   */
   List<TopicPartition> partitions(long txid) {
     long now = System.nanoTime();
     if (!discoveryDue && now - discoveredAtNanos < config.partitionDiscoveryInterval().toNanos()) {
@@ -175,17 +185,12 @@ final class KafkaLog implements AutoCloseable {
     }
     List<TopicPartition> found = new ArrayList<>();
     for (String topic : config.topics()) {
-      List<PartitionInfo> infos;
-      try {
-        infos = consumer().partitionsFor(topic, apiTimeout);
-      } catch (KafkaException e) {
-        throw failure("listing the partitions of topic " + topic, new TopicPartition(topic, -1), txid, e, false);
+      Optional<List<Integer>> listed = describe(topic, apiTimeout, txid);
+      if (listed.isEmpty()) {
+        throw new KafkaTopicNotFoundException(spout, topic, txid, "the cluster's metadata does not list it");
       }
-      if (infos == null || infos.isEmpty()) {
-        throw new KafkaTopicNotFoundException(spout, topic, txid, "no partitions in the cluster's metadata");
-      }
-      for (PartitionInfo info : infos) {
-        found.add(new TopicPartition(topic, info.partition()));
+      for (int partition : listed.get()) {
+        found.add(new TopicPartition(topic, partition));
       }
     }
     found.sort(ORDER);
@@ -197,6 +202,56 @@ final class KafkaLog implements AutoCloseable {
     discoveryDue = false;
     discoveredAtNanos = now;
     return partitions;
+  }
+
+  /** The partitions of {@code topic} from the cluster now; empty if it does not exist. */
+  private Optional<List<Integer>> describe(String topic, Duration timeout, long txid) {
+    try {
+      TopicDescription d = admin().describeTopics(List.of(topic)).allTopicNames()
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+      List<Integer> out = new ArrayList<>();
+      for (TopicPartitionInfo p : d.partitions()) {
+        out.add(p.partition());
+      }
+      return out.isEmpty() ? Optional.empty() : Optional.of(out);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return Optional.empty();
+      }
+      if (e.getCause() instanceof KafkaException k) {
+        throw failure("listing the partitions of topic " + topic, new TopicPartition(topic, -1), txid, k, false);
+      }
+      throw new KafkaSpoutException("Kafka spout '" + spout + "': listing the partitions of topic " + topic
+          + " failed: " + e.getCause(), e.getCause(), true, spout, topic, -1, -1, txid);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new KafkaUnavailableException("Kafka spout '" + spout + "': listing the partitions of topic " + topic
+          + " got no answer within " + timeout.toMillis() + " ms from " + config.bootstrapServers() + " (txid "
+          + txid + ")", e, spout, topic, -1, txid);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaSpoutException("Kafka spout '" + spout + "': interrupted while listing the partitions of topic "
+          + topic, e, false, spout, topic, -1, -1, txid);
+    }
+  }
+
+  private Admin admin() {
+    if (admin == null) {
+      Map<String, Object> p = new HashMap<>();
+      Set<String> known = AdminClientConfig.configNames();
+      consumerProperties.forEach((k, v) -> {
+        if (known.contains(k)) {
+          p.put(k, v);
+        }
+      });
+      p.put(AdminClientConfig.CLIENT_ID_CONFIG, consumerProperties.get(ConsumerConfig.CLIENT_ID_CONFIG) + "-admin");
+      try {
+        admin = Admin.create(p);
+      } catch (KafkaException e) {
+        throw new KafkaSpoutException("Kafka spout '" + spout + "': cannot create its admin client for "
+            + config.bootstrapServers() + ": " + e.getMessage(), e, false, spout, null, -1, -1, 0);
+      }
+    }
+    return admin;
   }
 
   /** The end offset of {@code tp} in this cycle (the last stable offset under {@code read_committed}). */
@@ -446,24 +501,32 @@ final class KafkaLog implements AutoCloseable {
   /** A topic or partition that no longer exists, as a typed error; null if it exists or the check itself failed. */
   private KafkaSpoutException diagnose(TopicPartition tp, long txid) {
     Duration check = apiTimeout.compareTo(Duration.ofSeconds(5)) < 0 ? apiTimeout : Duration.ofSeconds(5);
-    List<PartitionInfo> infos;
+    Optional<List<Integer>> listed;
     try {
-      infos = consumer().partitionsFor(tp.topic(), check);
+      listed = describe(tp.topic(), check, txid);
     } catch (RuntimeException e) {
       return null;
     }
-    if (infos == null || infos.isEmpty()) {
+    if (listed.isEmpty()) {
       return new KafkaTopicNotFoundException(spout, tp.topic(), txid, "the cluster's metadata no longer lists it");
     }
-    if (tp.partition() >= 0 && infos.stream().noneMatch(i -> i.partition() == tp.partition())) {
+    if (tp.partition() >= 0 && !listed.get().contains(tp.partition())) {
       return new KafkaTopicNotFoundException(spout, tp.topic(), txid, "partition " + tp.partition()
-          + " is not in the cluster's metadata, which lists " + infos.size() + " partition(s)");
+          + " is not in the cluster's metadata, which lists " + listed.get().size() + " partition(s)");
     }
     return null;
   }
 
   @Override
   public void close() {
+    if (admin != null) {
+      try {
+        admin.close(apiTimeout);
+      } catch (RuntimeException e) {
+        LOG.warn("Kafka spout '{}': closing its admin client failed", spout, e);
+      }
+      admin = null;
+    }
     if (consumer != null) {
       try {
         consumer.close(CloseOptions.timeout(apiTimeout));
