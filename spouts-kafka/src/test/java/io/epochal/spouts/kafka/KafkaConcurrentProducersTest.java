@@ -105,6 +105,7 @@ class KafkaConcurrentProducersTest {
       long whileProducing = pipeline.lastCommittedTxid();
       following.set(false);
       follower.get(60, TimeUnit.SECONDS);
+      broker.awaitTransactionsSettled(topic); // the last commit's markers may still be on their way
       pipeline.runUntilIdle(); // the final drain
       List<String> values = broker.values(topic);
       assertEquals(2 * 30 * 50 + 20 * 20, values.size());

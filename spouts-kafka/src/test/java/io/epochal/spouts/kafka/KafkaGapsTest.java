@@ -152,7 +152,7 @@ class KafkaGapsTest {
   }
 
   @Test
-  void abortedTransactionsAndTheirMarkersAreGapsUnderReadCommitted() {
+  void abortedTransactionsAndTheirMarkersAreGapsUnderReadCommitted() throws Exception {
     String topic = TestBroker.newTopic("aborted");
     broker.createTopic(topic, 2);
     try (KafkaProducer<String, String> tx = transactionalProducer("aborting-" + topic);
@@ -173,6 +173,7 @@ class KafkaGapsTest {
         plain.flush();
       }
     }
+    broker.awaitTransactionsSettled(topic);
     List<String> committed = broker.values(topic);
     assertEquals(4 * 6 + 4, committed.size());
     assertTrue(committed.stream().noneMatch(v -> v.startsWith("aborted")));
@@ -214,6 +215,7 @@ class KafkaGapsTest {
       assertEquals(CountWorld.recount(List.of("before one", "before two")), world.counts("lso"),
           "nothing past the open transaction: the last stable offset is the end");
       tx.commitTransaction();
+      broker.awaitTransactionsSettled(topic);
       try (Pipeline p = world.pipeline("lso", KafkaSpouts.opaque(config(topic).build()), b -> { })) {
         p.runUntilIdle();
       }

@@ -80,6 +80,7 @@ class KafkaReplayProperties {
         }
       }
     }
+    broker.awaitTransactionsSettled(aborted);
     RECOUNTS.put(plain, CountWorld.recount(broker.values(plain)));
     RECOUNTS.put(aborted, CountWorld.recount(broker.values(aborted)));
   }

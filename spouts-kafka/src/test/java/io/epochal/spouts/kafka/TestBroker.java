@@ -247,6 +247,36 @@ final class TestBroker implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Waits until every transaction on {@code topic} is decided: its last stable offsets reach its high watermarks. A
+   * producer's {@code commitTransaction} returns before the commit markers are written, so a read_committed reader
+   * right after it may still stop before the transaction's records.
+   */
+  void awaitTransactionsSettled(String topic) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      Map<TopicPartition, Long> committed = ends(topic, "read_committed");
+      if (committed.equals(ends(topic, "read_uncommitted"))) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("transactions on " + topic + " still open after 60 s: " + committed);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private Map<TopicPartition, Long> ends(String topic, String isolation) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+      List<TopicPartition> tps = c.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+          .map(i -> new TopicPartition(topic, i.partition())).toList();
+      return c.endOffsets(tps, Duration.ofSeconds(30));
+    }
+  }
+
   /** Every record of {@code topic} (read_committed), read back with a plain consumer, by partition. */
   Map<Integer, List<ConsumerRecord<String, String>>> readAll(String topic) {
     Properties p = new Properties();

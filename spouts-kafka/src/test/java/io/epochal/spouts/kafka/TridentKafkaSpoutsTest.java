@@ -71,7 +71,7 @@ class TridentKafkaSpoutsTest {
       Fault.fail(FaultPoint.DURING_CHECKPOINT_COMMIT, 14));
 
   @BeforeAll
-  static void fillTopic() {
+  static void fillTopic() throws Exception {
     broker = BROKER.get();
     topic = TestBroker.newTopic("trident");
     broker.createTopic(topic, 4);
@@ -83,6 +83,7 @@ class TridentKafkaSpoutsTest {
       tx.flush();
       tx.abortTransaction();
     }
+    broker.awaitTransactionsSettled(topic);
     recount = CountWorld.recount(broker.values(topic));
   }
 
