@@ -1,0 +1,117 @@
+package io.epochal.spouts.kafka;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A Kafka record whose key or value its deserializer rejected, emitted by the dead-letter variants of the spouts
+ * instead of failing the batch. Carries the record's coordinates, its raw bytes and the failure, so a pipeline can
+ * store it (in the same epoch as the offsets) and a person can inspect or replay it.
+ *
+ * <p>{@code K} and {@code V} are the types the deserializers were to produce (the message's place in a stream of
+ * {@link KafkaMessage}s); a dead letter holds bytes only.
+ *
+ * <p>Immutable and thread-safe: the byte arrays are copied in and out; {@code equals} compares the bytes.
+ *
+ * @param <K> the key type of the stream
+ * @param <V> the value type of the stream
+ * @since 0.1.0
+ */
+public final class KafkaDeadLetter<K, V> implements KafkaMessage<K, V> {
+  private final String topic;
+  private final int partition;
+  private final long offset;
+  private final long timestamp;
+  private final byte[] key;
+  private final byte[] value;
+  private final List<KafkaHeader> headers;
+  private final KafkaDeserializationException.Part part;
+  private final String error;
+
+  /**
+   * @param topic the topic
+   * @param partition the partition
+   * @param offset the offset
+   * @param timestamp the record's timestamp in epoch milliseconds
+   * @param key the raw key bytes, or {@code null} for none (copied)
+   * @param value the raw value bytes, or {@code null} for none (copied)
+   * @param headers the record's headers (copied)
+   * @param part which part failed to deserialize
+   * @param error the failure's description (its class and message)
+   */
+  public KafkaDeadLetter(String topic, int partition, long offset, long timestamp, byte[] key, byte[] value,
+      List<KafkaHeader> headers, KafkaDeserializationException.Part part, String error) {
+    this.topic = Objects.requireNonNull(topic, "topic");
+    this.partition = partition;
+    this.offset = offset;
+    this.timestamp = timestamp;
+    this.key = key == null ? null : key.clone();
+    this.value = value == null ? null : value.clone();
+    this.headers = List.copyOf(headers);
+    this.part = Objects.requireNonNull(part, "part");
+    this.error = Objects.requireNonNull(error, "error");
+  }
+
+  @Override
+  public String topic() {
+    return topic;
+  }
+
+  @Override
+  public int partition() {
+    return partition;
+  }
+
+  @Override
+  public long offset() {
+    return offset;
+  }
+
+  /** @return the record's timestamp in epoch milliseconds */
+  public long timestamp() {
+    return timestamp;
+  }
+
+  /** @return a copy of the raw key bytes, empty if the record has no key */
+  public Optional<byte[]> key() {
+    return key == null ? Optional.empty() : Optional.of(key.clone());
+  }
+
+  /** @return a copy of the raw value bytes, empty if the record has no value */
+  public Optional<byte[]> value() {
+    return value == null ? Optional.empty() : Optional.of(value.clone());
+  }
+
+  /** @return the record's headers */
+  public List<KafkaHeader> headers() {
+    return headers;
+  }
+
+  /** @return which part of the record its deserializer rejected */
+  public KafkaDeserializationException.Part part() {
+    return part;
+  }
+
+  /** @return the deserializer's failure, as its class name and message */
+  public String error() {
+    return error;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof KafkaDeadLetter<?, ?> d && topic.equals(d.topic) && partition == d.partition && offset == d.offset
+        && timestamp == d.timestamp && java.util.Arrays.equals(key, d.key) && java.util.Arrays.equals(value, d.value)
+        && headers.equals(d.headers) && part == d.part && error.equals(d.error);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(topic, partition, offset, part);
+  }
+
+  @Override
+  public String toString() {
+    return "dead letter " + topic + "-" + partition + "@" + offset + " (" + part + ": " + error + ")";
+  }
+}

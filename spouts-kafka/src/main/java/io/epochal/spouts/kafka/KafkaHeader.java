@@ -1,0 +1,55 @@
+package io.epochal.spouts.kafka;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One header of a Kafka record: a key and an optional value (Kafka allows a null header value). The value is copied
+ * in and out, so instances are immutable and thread-safe; {@code equals} compares the bytes.
+ *
+ * @since 0.1.0
+ */
+public final class KafkaHeader {
+  private final String key;
+  private final byte[] value;
+
+  /**
+   * @param key the header key, not {@code null}
+   * @param value the value bytes (copied), or {@code null} for a header without a value
+   */
+  public KafkaHeader(String key, byte[] value) {
+    this.key = Objects.requireNonNull(key, "key");
+    this.value = value == null ? null : value.clone();
+  }
+
+  /** @return the header key */
+  public String key() {
+    return key;
+  }
+
+  /** @return a copy of the value bytes, empty for a header without a value */
+  public Optional<byte[]> value() {
+    return value == null ? Optional.empty() : Optional.of(value.clone());
+  }
+
+  /** @return the number of value bytes, 0 for a header without a value */
+  public int valueSize() {
+    return value == null ? 0 : value.length;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof KafkaHeader h && key.equals(h.key) && Arrays.equals(value, h.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * key.hashCode() + Arrays.hashCode(value);
+  }
+
+  @Override
+  public String toString() {
+    return key + "=" + (value == null ? "null" : value.length + " bytes");
+  }
+}

@@ -1,0 +1,36 @@
+package io.epochal.spouts.kafka;
+
+import java.util.Optional;
+
+/**
+ * What the dead-letter variants of the Kafka spouts emit ({@link KafkaSpouts#transactionalWithDeadLetters},
+ * {@link KafkaSpouts#opaqueWithDeadLetters}): either a {@link KafkaRecord} whose key and value were deserialized, or a
+ * {@link KafkaDeadLetter} for a record whose key or value could not be. Both are part of the batch, so a dead letter
+ * written to a state (e.g. a {@code persistentAggregate} keyed by its coordinates) commits in the same epoch as the
+ * offsets that passed it: it is never skipped silently and never recorded twice.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @since 0.1.0
+ */
+public sealed interface KafkaMessage<K, V> permits KafkaRecord, KafkaDeadLetter {
+
+  /** @return the topic */
+  String topic();
+
+  /** @return the partition */
+  int partition();
+
+  /** @return the offset */
+  long offset();
+
+  /** @return this message as a record, empty for a dead letter */
+  default Optional<KafkaRecord<K, V>> record() {
+    return this instanceof KafkaRecord<K, V> r ? Optional.of(r) : Optional.empty();
+  }
+
+  /** @return this message as a dead letter, empty for a record */
+  default Optional<KafkaDeadLetter<K, V>> deadLetter() {
+    return this instanceof KafkaDeadLetter<K, V> d ? Optional.of(d) : Optional.empty();
+  }
+}

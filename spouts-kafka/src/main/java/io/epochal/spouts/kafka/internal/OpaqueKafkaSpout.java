@@ -1,0 +1,89 @@
+package io.epochal.spouts.kafka.internal;
+
+import io.epochal.codec.Codec;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.spout.Collector;
+import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.PartitionedMetadata;
+import io.epochal.spout.SpoutKind;
+import io.epochal.spout.Spouts;
+import io.epochal.spouts.kafka.KafkaSpoutConfig;
+import io.epochal.spouts.kafka.OffsetRange;
+import java.util.Optional;
+
+/**
+ * {@link io.epochal.spouts.kafka.KafkaSpouts#opaque}: the partitioned adapter over {@link OpaquePartitions}, plus the
+ * cycle bookkeeping, the kind (non-transactional under a reset policy) and the consumer-group mirror.
+ *
+ * @param <T> what the spout emits
+ */
+public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMetadata<OffsetRange>> {
+  private final KafkaSource<T> source;
+  private final OpaqueSpout<T, PartitionedMetadata<OffsetRange>> adapter;
+  private final Mirror mirror;
+
+  public OpaqueKafkaSpout(KafkaSpoutConfig<?, ?> config, RecordDecoder<T> decoder) {
+    this.source = new KafkaSource<>(config, decoder);
+    this.adapter = Spouts.partitioned(new OpaquePartitions<>(source));
+    this.mirror = new Mirror(source);
+  }
+
+  @Override
+  public String name() {
+    return adapter.name();
+  }
+
+  @Override
+  public SpoutKind kind() {
+    return source.mayLoseRecords() ? SpoutKind.NON_TRANSACTIONAL : SpoutKind.OPAQUE;
+  }
+
+  @Override
+  public Codec<PartitionedMetadata<OffsetRange>> metadataCodec() {
+    return adapter.metadataCodec();
+  }
+
+  @Override
+  public boolean isReady(long txid, Optional<PartitionedMetadata<OffsetRange>> previous) {
+    source.beginCycle(txid, isFirst(previous));
+    try {
+      return adapter.isReady(txid, previous);
+    } catch (RuntimeException | Error e) {
+      source.failed();
+      throw e;
+    }
+  }
+
+  @Override
+  public PartitionedMetadata<OffsetRange> emit(BatchAttempt attempt,
+      Optional<PartitionedMetadata<OffsetRange>> previous, Collector<T> out) {
+    source.beginCycle(attempt.txid(), isFirst(previous));
+    try {
+      PartitionedMetadata<OffsetRange> next = adapter.emit(attempt, previous, out);
+      mirror.remember(attempt.txid(), next);
+      return next;
+    } catch (RuntimeException | Error e) {
+      source.failed();
+      throw e;
+    }
+  }
+
+  private static boolean isFirst(Optional<PartitionedMetadata<OffsetRange>> previous) {
+    return previous.isEmpty() || previous.get().partitions().isEmpty();
+  }
+
+  @Override
+  public void success(long txid) {
+    mirror.committed(txid);
+  }
+
+  @Override
+  public void close() {
+    source.close();
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaSpouts.opaque(" + source.config + ")";
+  }
+}

@@ -1,0 +1,93 @@
+package io.epochal.spouts.kafka.internal;
+
+import io.epochal.codec.Codec;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.spout.Collector;
+import io.epochal.spout.PartitionedMetadata;
+import io.epochal.spout.SpoutKind;
+import io.epochal.spout.Spouts;
+import io.epochal.spout.TransactionalSpout;
+import io.epochal.spouts.kafka.KafkaSpoutConfig;
+import io.epochal.spouts.kafka.OffsetRange;
+import java.util.Optional;
+
+/**
+ * {@link io.epochal.spouts.kafka.KafkaSpouts#transactional}: the partitioned adapter over
+ * {@link TransactionalPartitions}, plus the cycle bookkeeping, the kind (non-transactional under a reset policy) and
+ * the consumer-group mirror.
+ *
+ * @param <T> what the spout emits
+ */
+public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, PartitionedMetadata<OffsetRange>> {
+  private final KafkaSource<T> source;
+  private final TransactionalPartitions<T> partitions;
+  private final TransactionalSpout<T, PartitionedMetadata<OffsetRange>> adapter;
+  private final Mirror mirror;
+
+  public TransactionalKafkaSpout(KafkaSpoutConfig<?, ?> config, RecordDecoder<T> decoder) {
+    this.source = new KafkaSource<>(config, decoder);
+    this.partitions = new TransactionalPartitions<>(source);
+    this.adapter = Spouts.partitioned(partitions);
+    this.mirror = new Mirror(source);
+  }
+
+  @Override
+  public String name() {
+    return adapter.name();
+  }
+
+  @Override
+  public SpoutKind kind() {
+    return source.mayLoseRecords() ? SpoutKind.NON_TRANSACTIONAL : SpoutKind.TRANSACTIONAL;
+  }
+
+  @Override
+  public Codec<PartitionedMetadata<OffsetRange>> metadataCodec() {
+    return adapter.metadataCodec();
+  }
+
+  @Override
+  public Optional<PartitionedMetadata<OffsetRange>> nextBatch(long txid,
+      Optional<PartitionedMetadata<OffsetRange>> previous) {
+    source.beginCycle(txid, previous.isEmpty() || previous.get().partitions().isEmpty());
+    partitions.clearCuts();
+    try {
+      Optional<PartitionedMetadata<OffsetRange>> next = adapter.nextBatch(txid, previous);
+      next.ifPresent(m -> mirror.remember(txid, m));
+      return next;
+    } catch (RuntimeException | Error e) {
+      partitions.clearCuts();
+      source.failed();
+      throw e;
+    }
+  }
+
+  @Override
+  public void emit(BatchAttempt attempt, PartitionedMetadata<OffsetRange> metadata, Collector<T> out) {
+    source.beginCycle(attempt.txid(), false);
+    try {
+      adapter.emit(attempt, metadata, out);
+      mirror.remember(attempt.txid(), metadata);
+    } catch (RuntimeException | Error e) {
+      source.failed();
+      throw e;
+    } finally {
+      partitions.clearCuts();
+    }
+  }
+
+  @Override
+  public void success(long txid) {
+    mirror.committed(txid);
+  }
+
+  @Override
+  public void close() {
+    source.close();
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaSpouts.transactional(" + source.config + ")";
+  }
+}
