@@ -92,7 +92,6 @@ public final class ReplayCheck<T, K, V> {
 
   private final Target<T, K, V> target;
   private final String name;
-  private final SpoutKind spoutKind;
   private final Guarantee guarantee;
   private final Oracle<T, K, V> oracle;
   private final int maxAttempts;
@@ -109,7 +108,6 @@ public final class ReplayCheck<T, K, V> {
     this.autoSpouts = b.spoutKind == null && b.tableStore;
     this.spoutKinds = b.spoutKind != null ? List.of(b.spoutKind)
         : b.tableStore ? List.of(SpoutKind.TRANSACTIONAL, SpoutKind.OPAQUE) : List.of(SpoutKind.TRANSACTIONAL);
-    this.spoutKind = spoutKinds.get(0);
     this.guarantee = b.guarantee == null ? Guarantee.EXACTLY_ONCE : b.guarantee;
     this.oracle = b.oracle != null ? b.oracle : b.defaultOracle != null ? b.defaultOracle : Oracle.failureFree();
     this.maxAttempts = b.maxAttempts == null ? 50 : b.maxAttempts;

@@ -74,13 +74,6 @@ public final class ReplayResult<K, V> {
   private final io.epochal.spout.SpoutKind spout;
   private final List<String> violations;
 
-  ReplayResult(ReplaySchedule<?> schedule, String oracle, Map<K, V> expected, Map<K, V> actual, List<Fault> fired,
-      List<Fault> unfired, List<TimelineEvent> timeline, ReplayHarness.Outcome outcome, Throwable error,
-      Duration virtualWait, boolean reference) {
-    this(schedule, oracle, false, expected, null, actual, fired, unfired, timeline, outcome, error, virtualWait,
-        reference, null, List.of());
-  }
-
   ReplayResult(ReplaySchedule<?> schedule, String oracle, boolean model, Map<K, V> expected, Map<K, V> failureFree,
       Map<K, V> actual, List<Fault> fired, List<Fault> unfired, List<TimelineEvent> timeline,
       ReplayHarness.Outcome outcome, Throwable error, Duration virtualWait, boolean reference,
