@@ -187,6 +187,9 @@ class RedisMapStateReplayProperties {
 
   private static void everyPointReached(StatisticsCoverage coverage) {
     for (FaultPoint p : FaultPoint.values()) {
+      if (p == FaultPoint.LEASE_TAKEN_BEFORE_COMMIT || p == FaultPoint.LEASE_TAKEN_INSIDE_COMMIT) {
+        continue; // no table store, so no lease: the zombie points fire only in table-store targets
+      }
       coverage.check(p + "").count(c -> c > 0);
       coverage.check(p + " + restart").count(c -> c > 0);
     }
