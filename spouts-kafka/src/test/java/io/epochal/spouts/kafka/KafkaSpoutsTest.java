@@ -140,6 +140,31 @@ class KafkaSpoutsTest {
     }
   }
 
+  @Test
+  void anIdleSpoutSeesRecordsAppendedLaterWhenAskedAgainForTheSameTxid() {
+    String topic = newTopic("idle");
+    broker.createTopic(topic, 2);
+    broker.produceSentences(topic, 2, 5, 0, 10);
+    KafkaSpoutConfig<String, String> cfg = config(topic).build();
+    try (var tx = closing(KafkaSpouts.transactional(cfg)); var op = closing(KafkaSpouts.opaque(cfg))) {
+      PartitionedMetadata<OffsetRange> first = tx.get().nextBatch(1, Optional.empty()).orElseThrow();
+      tx.get().emit(new BatchAttempt(1, 1), first, r -> { });
+      PartitionedMetadata<OffsetRange> opFirst = op.get().emit(new BatchAttempt(1, 1), Optional.empty(), r -> { });
+      assertEquals(Optional.empty(), tx.get().nextBatch(2, Optional.of(first)), "nothing new yet");
+      assertFalse(op.get().isReady(2, Optional.of(opFirst)), "nothing new yet");
+      broker.produceSentences(topic, 2, 5, 10, 14);
+      assertTrue(tx.get().nextBatch(2, Optional.of(first)).isPresent(), "txid 2 asked again sees the new records");
+      assertTrue(op.get().isReady(2, Optional.of(opFirst)), "txid 2 asked again sees the new records");
+    }
+    try (CountWorld world = CountWorld.inMemory();
+        Pipeline p = world.pipeline("idle", KafkaSpouts.transactional(cfg), b -> { })) {
+      p.runUntilIdle();
+      broker.produceSentences(topic, 2, 5, 14, 30);
+      p.runUntilIdle(); // the same pipeline, idle in between
+      assertEquals(CountWorld.recount(broker.values(topic)), world.counts("idle"));
+    }
+  }
+
   /** Closes a spout after use. */
   static <S extends io.epochal.spout.Spout<?, ?>> Closing<S> closing(S spout) {
     return new Closing<>(spout);

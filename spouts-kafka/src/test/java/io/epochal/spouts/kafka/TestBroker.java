@@ -183,8 +183,15 @@ final class TestBroker implements AutoCloseable {
     }
   }
 
+  /** Deletes {@code topic} and waits until the cluster no longer lists it. */
   void deleteTopic(String topic) throws Exception {
     admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+    for (int attempt = 0; admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic); attempt++) {
+      if (attempt > 600) {
+        throw new IllegalStateException("topic " + topic + " still listed 30 s after its deletion");
+      }
+      Thread.sleep(50);
+    }
   }
 
   KafkaProducer<String, String> producer() {

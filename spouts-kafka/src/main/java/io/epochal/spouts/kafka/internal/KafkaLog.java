@@ -147,9 +147,14 @@ final class KafkaLog implements AutoCloseable {
 
   // ------------------------------------------------------------------------------------------------ cycles
 
-  /** Starts the work of batch {@code txid}: end offsets and log starts are fetched again once per txid. */
-  void beginCycle(long txid) {
-    if (txid != cycle) {
+  /**
+   * Starts a call for batch {@code txid}. End offsets and log starts are fetched again when {@code fresh} (a
+   * coordinator call: cutting a batch, asking whether one is ready) or for another txid; an emission right after the
+   * cut of the same txid reuses them. A coordinator call is always fresh, since an idle spout is asked again about
+   * the same txid until data arrives.
+   */
+  void beginCycle(long txid, boolean fresh) {
+    if (fresh || txid != cycle) {
       cycle = txid;
       ends = null;
       starts.clear();

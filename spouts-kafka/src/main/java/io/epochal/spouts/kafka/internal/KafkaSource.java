@@ -37,14 +37,15 @@ final class KafkaSource<T> implements AutoCloseable {
   }
 
   /**
-   * Starts the work on batch {@code txid}.
+   * Starts a call for batch {@code txid}.
    *
    * @param firstBatch whether no batch was committed or recorded before it (the batch pins start positions)
+   * @param fresh a coordinator call (cut, readiness): end offsets and log starts are read again
    */
-  void beginCycle(long txid, boolean firstBatch) {
+  void beginCycle(long txid, boolean firstBatch, boolean fresh) {
     this.txid = txid;
     this.firstBatch = firstBatch;
-    log.beginCycle(txid);
+    log.beginCycle(txid, fresh);
   }
 
   long txid() {

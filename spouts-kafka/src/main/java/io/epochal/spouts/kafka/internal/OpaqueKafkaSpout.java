@@ -45,7 +45,7 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
 
   @Override
   public boolean isReady(long txid, Optional<PartitionedMetadata<OffsetRange>> previous) {
-    source.beginCycle(txid, isFirst(previous));
+    source.beginCycle(txid, isFirst(previous), true);
     try {
       return adapter.isReady(txid, previous);
     } catch (RuntimeException | Error e) {
@@ -57,7 +57,7 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
   @Override
   public PartitionedMetadata<OffsetRange> emit(BatchAttempt attempt,
       Optional<PartitionedMetadata<OffsetRange>> previous, Collector<T> out) {
-    source.beginCycle(attempt.txid(), isFirst(previous));
+    source.beginCycle(attempt.txid(), isFirst(previous), false);
     try {
       PartitionedMetadata<OffsetRange> next = adapter.emit(attempt, previous, out);
       mirror.remember(attempt.txid(), next);

@@ -49,7 +49,7 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
   @Override
   public Optional<PartitionedMetadata<OffsetRange>> nextBatch(long txid,
       Optional<PartitionedMetadata<OffsetRange>> previous) {
-    source.beginCycle(txid, previous.isEmpty() || previous.get().partitions().isEmpty());
+    source.beginCycle(txid, previous.isEmpty() || previous.get().partitions().isEmpty(), true);
     partitions.clearCuts();
     try {
       Optional<PartitionedMetadata<OffsetRange>> next = adapter.nextBatch(txid, previous);
@@ -64,7 +64,7 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
 
   @Override
   public void emit(BatchAttempt attempt, PartitionedMetadata<OffsetRange> metadata, Collector<T> out) {
-    source.beginCycle(attempt.txid(), false);
+    source.beginCycle(attempt.txid(), false, false);
     try {
       adapter.emit(attempt, metadata, out);
       mirror.remember(attempt.txid(), metadata);
