@@ -61,7 +61,7 @@ public final class Flow {
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(states, "states");
     FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.checkpointStore(),
-        states.cache(), states.claims());
+        states.cache());
     StateRef<FlowPartition<K, T, R>> ref = input.groupBy(keyFn)
         .partitionPersist(name, computation, (state, batch, records) -> state.process(batch, records));
     Stream<List<R>> emitted = input.stateQuery(ref, keyFn, (state, batch, records) -> state.drain(batch, records));
