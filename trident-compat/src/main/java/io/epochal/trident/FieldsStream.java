@@ -112,6 +112,11 @@ final class FieldsStream implements Stream<TridentTuple> {
   }
 
   @Override
+  public void to(String name, io.epochal.sink.Sink<? super TridentTuple> sink) {
+    delegate.to(name, sink);
+  }
+
+  @Override
   public String toString() {
     return delegate + " with fields " + fields;
   }

@@ -4,13 +4,17 @@ import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.spout.BatchAttempt;
+import io.epochal.state.Epoch;
+import io.epochal.state.EpochSource;
 import io.epochal.state.State;
 import io.epochal.state.StateContext;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +39,7 @@ final class BatchExecutor implements AutoCloseable {
   private final int partitions;
   private final List<Node> nodes;
   private final Map<String, State[]> states = new HashMap<>();
+  private final List<Node.SinkNode> sinks = new ArrayList<>();
   private final ExecutorService pool;
   /**
    * Per node id: whether the commit phase reads the node's process-phase output. The others are dropped as soon as
@@ -44,6 +49,9 @@ final class BatchExecutor implements AutoCloseable {
   private final boolean[] keptForCommit;
   /** Per node id: whether another node consumes the node's output (an aggregate's new values). */
   private final boolean[] consumed;
+  /** The epoch of the batch in its commit phase, null between commit phases; read by the states' contexts. */
+  private volatile Epoch epoch;
+  private final EpochSource epochs = () -> Optional.ofNullable(epoch);
 
   BatchExecutor(String pipeline, int partitions, int threads, List<Node> nodes) {
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
@@ -54,10 +62,12 @@ final class BatchExecutor implements AutoCloseable {
         State[] parts = new State[partitions];
         for (int p = 0; p < parts.length; p++) {
           parts[p] = Objects.requireNonNull(
-              s.factory.makeState(new StateContext(pipeline, s.stateName, p, parts.length)),
+              s.factory.makeState(new StateContext(pipeline, s.stateName, p, parts.length, epochs)),
               "state factory of '" + s.stateName + "' returned null");
         }
         states.put(s.stateName, parts);
+      } else if (node instanceof Node.SinkNode sink) {
+        sinks.add(sink);
       }
     }
     this.pool = threads > 1 ? Executors.newFixedThreadPool(threads, daemonThreads(pipeline)) : null;
@@ -114,8 +124,13 @@ final class BatchExecutor implements AutoCloseable {
 
   // ---------------------------------------------------------------- commit phase
 
-  /** Runs every node after the process phase, in declaration order, for attempt {@code batch}. */
-  void commitPhase(Object[] outputs, BatchAttempt batch, ErrorContext ctx) {
+  /**
+   * Runs every node after the process phase, in declaration order, in {@code epoch}: the states see it as their
+   * context's epoch until {@link #endEpoch()}.
+   */
+  void commitPhase(Object[] outputs, Epoch epoch, ErrorContext ctx) {
+    this.epoch = epoch;
+    BatchAttempt batch = epoch.attempt();
     for (Node node : nodes) {
       if (node instanceof Node.Source || node.preState) {
         continue;
@@ -132,6 +147,11 @@ final class BatchExecutor implements AutoCloseable {
         outputs[node.id] = List.of();
       } else if (node instanceof Node.Query query) {
         outputs[node.id] = applyQuery(query, batch, input, ctx);
+      } else if (node instanceof Node.KeyedProcess process) {
+        outputs[node.id] = applyProcess(process, batch, (KeyedBatch) input);
+      } else if (node instanceof Node.SinkNode sink) {
+        applySink(sink, epoch, input);
+        outputs[node.id] = List.of();
       } else {
         throw new IllegalStateException("unexpected node " + node);
       }
@@ -161,6 +181,33 @@ final class BatchExecutor implements AutoCloseable {
       persist.applyPartition(state, batch, parts.get(p));
       state.commit(batch.txid());
     });
+  }
+
+  /** Runs a keyed processor per partition; the outputs stay in their key's partition (a grouped output). */
+  private KeyedBatch applyProcess(Node.KeyedProcess process, BatchAttempt batch, KeyedBatch input) {
+    State[] partStates = states.get(process.stateName);
+    KeyedBatch out = new KeyedBatch(input.partitions());
+    forEachPartition(input.partitions(), p -> !input.records.get(p).isEmpty(), p -> {
+      State state = partStates[p];
+      state.beginCommit(batch.txid());
+      process.applyPartition(state, batch, input.keys.get(p), input.records.get(p), out.keys.get(p),
+          out.records.get(p));
+      state.commit(batch.txid());
+    });
+    return out;
+  }
+
+  /** Stages the batch's records in a sink: per partition in parallel for a partitioned sink, else in one call. */
+  @SuppressWarnings("unchecked")
+  private void applySink(Node.SinkNode node, Epoch epoch, Object input) {
+    if (node.sink instanceof io.epochal.sink.PartitionedSink<Object> partitioned) {
+      List<List<Object>> parts = partitionRecords(input);
+      forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(),
+          p -> partitioned.stage(epoch, p, Collections.unmodifiableList(parts.get(p))));
+      return;
+    }
+    List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
+    node.sink.stage(epoch, Collections.unmodifiableList(records));
   }
 
   @SuppressWarnings("unchecked")
@@ -267,8 +314,14 @@ final class BatchExecutor implements AutoCloseable {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** The attempt of {@code txid} failed: every state drops what the attempt cached. */
+  /** The epoch of the commit phase ended (committed or aborted): the states see no epoch until the next one. */
+  void endEpoch() {
+    epoch = null;
+  }
+
+  /** The attempt of {@code txid} failed: every state and sink drops what the attempt cached or staged. */
   void abort(long txid) {
+    epoch = null;
     for (State[] parts : states.values()) {
       for (State s : parts) {
         try {
@@ -276,6 +329,27 @@ final class BatchExecutor implements AutoCloseable {
         } catch (RuntimeException e) {
           LOG.warn("abort({}) of a state failed", txid, e);
         }
+      }
+    }
+    for (Node.SinkNode s : sinks) {
+      try {
+        s.sink.abort(txid);
+      } catch (RuntimeException e) {
+        LOG.warn("abort({}) of sink '{}' ({}) failed", txid, s.sinkName, s.sink.describe(), e);
+      }
+    }
+  }
+
+  /**
+   * Batch {@code txid} is durable: every sink publishes what it staged. A sink that fails to publish is logged; the
+   * batch stays committed (an exactly-once external sink republishes from its staging after a restart).
+   */
+  void afterCommit(long txid) {
+    for (Node.SinkNode s : sinks) {
+      try {
+        s.sink.afterCommit(txid);
+      } catch (RuntimeException e) {
+        LOG.warn("sink '{}' ({}) failed to publish committed txid {}", s.sinkName, s.sink.describe(), txid, e);
       }
     }
   }

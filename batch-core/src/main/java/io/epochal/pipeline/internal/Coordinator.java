@@ -15,6 +15,7 @@ import io.epochal.pipeline.RunSummary;
 import io.epochal.pipeline.Sleeper;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.store.Checkpoint;
+import io.epochal.store.CheckpointEpoch;
 import io.epochal.store.CheckpointStore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -251,10 +252,14 @@ public final class Coordinator implements Pipeline {
 
   // ---------------------------------------------------------------- commit
 
+  /** Opens the head's epoch, runs its commit phase in it, and commits the epoch: the batch is durable. */
   private void commitHead(InFlight head) {
     Object[] outputs = awaitProcessed(head);
-    executor.commitPhase(outputs, head.attemptId(), context(head.txid));
-    commitCheckpoint(head);
+    head.epoch = config.checkpointStore().openEpoch(config.name(), head.attemptId());
+    executor.commitPhase(outputs, head.epoch, context(head.txid));
+    commitEpoch(head);
+    head.epoch = null;
+    executor.endEpoch();
   }
 
   private Object[] awaitProcessed(InFlight head) {
@@ -276,10 +281,11 @@ public final class Coordinator implements Pipeline {
     }
   }
 
-  private void commitCheckpoint(InFlight head) {
+  /** The one call that makes a batch durable; a failure whose commit landed anyway (reply lost) counts as done. */
+  private void commitEpoch(InFlight head) {
     CheckpointStore store = config.checkpointStore();
     try {
-      store.commit(config.name(), head.txid, head.metaBytes);
+      head.epoch.commit(head.metaBytes);
     } catch (RuntimeException e) {
       Checkpoint reread;
       try {
@@ -304,6 +310,7 @@ public final class Coordinator implements Pipeline {
     if (!recoveredPending.isEmpty()) {
       recoveredPending = recoveredPending.tailMap(head.txid + 1);
     }
+    executor.afterCommit(head.txid);
     batchesCommitted++;
     recordsCommitted += head.records;
     totalCommitNanos += nanos;
@@ -322,7 +329,7 @@ public final class Coordinator implements Pipeline {
   // ---------------------------------------------------------------- failures
 
   private void handleFailure(InFlight head, Throwable error) {
-    abort(head.txid);
+    abort(head);
     if (!EpochalException.isRetryable(error)) {
       Throwable stop = stopping(head, error);
       LOG.error("pipeline '{}' stops at txid {} without retrying (no retry can fix this): {}", config.name(),
@@ -364,13 +371,20 @@ public final class Coordinator implements Pipeline {
     emitAndProcess(head, committedMeta);
   }
 
-  private void abort(long txid) {
+  /** Aborts the head's attempt: its epoch (or, before its commit phase, the store's buffer), then every state. */
+  private void abort(InFlight head) {
+    CheckpointEpoch epoch = head.epoch;
+    head.epoch = null;
     try {
-      config.checkpointStore().abort(config.name(), txid);
+      if (epoch != null) {
+        epoch.abort();
+      } else {
+        config.checkpointStore().abort(config.name(), head.txid);
+      }
     } catch (RuntimeException e) {
-      LOG.warn("abort({}) of the checkpoint store failed", txid, e);
+      LOG.warn("abort({}) of the checkpoint store failed", head.txid, e);
     }
-    executor.abort(txid);
+    executor.abort(head.txid);
   }
 
   private void discardInFlight() {

@@ -1,6 +1,7 @@
 package io.epochal.pipeline.internal;
 
 import io.epochal.spout.BatchAttempt;
+import io.epochal.store.CheckpointEpoch;
 import java.util.Optional;
 import java.util.concurrent.Future;
 
@@ -17,6 +18,8 @@ final class InFlight {
   /** How many records the current attempt emitted (the records themselves go to the process phase only). */
   int records;
   Future<Object[]> processed;
+  /** The epoch of the current attempt once its commit phase began, else null. */
+  CheckpointEpoch epoch;
 
   InFlight(long txid) {
     this.txid = txid;
