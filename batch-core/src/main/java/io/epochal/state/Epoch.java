@@ -5,10 +5,10 @@ import java.util.Optional;
 
 /**
  * One attempt of one batch, opened by the engine for {@code (txid, attempt)} before the batch's commit phase and
- * handed to every state of the batch (through {@link StateContext#epoch()}). It is the only way a txid reaches a
- * table-backed state: such states stage their rows in the epoch's {@link #staging staging} (the epoch buffer of a
- * table checkpoint store), which the pipeline's checkpoint commit makes durable in one store transaction (epoch
- * protocol) or which writes through per call (per-key protocol).
+ * handed to every state of the batch (through {@link StateContext#epoch()}). It is the only way a table-backed state
+ * reaches its staging: such states stage their rows in the epoch's {@link #staging staging} (the epoch buffer of a
+ * table checkpoint store, checked for the epoch's txid when the epoch is opened), which the epoch's commit makes
+ * durable in one store transaction (epoch protocol) or which writes through per call (per-key protocol).
  *
  * <p>Implementations are immutable and thread-safe (partitions of a batch use one epoch concurrently).
  *
