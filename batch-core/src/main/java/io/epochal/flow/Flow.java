@@ -2,10 +2,12 @@ package io.epochal.flow;
 
 import io.epochal.flow.internal.FlowComputation;
 import io.epochal.flow.internal.FlowPartition;
-import io.epochal.pipeline.StateRef;
+import io.epochal.pipeline.KeyedProcessFunction;
 import io.epochal.pipeline.Stream;
+import io.epochal.spout.BatchAttempt;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -20,11 +22,12 @@ import java.util.function.Supplier;
  * Stream<String> out = Flow.process(events, "banner-stats", Event::bannerId, BannerStats::new, states);
  * }</pre>
  *
- * <p>How it runs: the records are grouped by {@code keyFn} into the pipeline's partitions ({@code farm_hash(key) mod
- * partitions}, as {@code groupBy}); in the commit phase of every batch, each partition with records starts an epoch,
- * loads every key of its records in one bulk lookup per state (cache hits excluded), calls
- * {@link KeyedProcessor#process} once per key, and at the end of the epoch writes the changed states into the
- * pipeline's epoch, committed with the checkpoint. The emitted records form the returned stream, in the same batch.
+ * <p>How it runs: one keyed-process node ({@code groupBy(keyFn).process(..)}): the records are grouped by
+ * {@code keyFn} (run once per record) into the pipeline's partitions ({@code farm_hash(key) mod partitions}); in the
+ * commit phase of every batch, each partition with records begins the engine's epoch, loads every key of its records
+ * in one bulk lookup per state (cache hits excluded), calls {@link KeyedProcessor#process} once per key, and at the end
+ * writes the changed states into the epoch's staging, committed with the checkpoint. The emitted records form the
+ * returned stream, in the same batch, each attached to the key it was emitted for.
  * The computation is a state of the pipeline named {@code name}, so {@code name} must be unique among the pipeline's
  * states.
  *
@@ -61,10 +64,19 @@ public final class Flow {
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(states, "states");
     FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.checkpointStore(),
-        states.cache(), states.claims());
-    StateRef<FlowPartition<K, T, R>> ref = input.groupBy(keyFn)
-        .partitionPersist(name, computation, (state, batch, records) -> state.process(batch, records));
-    Stream<List<R>> emitted = input.stateQuery(ref, keyFn, (state, batch, records) -> state.drain(batch, records));
-    return emitted.flatMap(list -> list);
+        states.cache());
+    return input.<K>groupBy(keyFn).process(name, computation, new KeyedProcessFunction<FlowPartition<K, T, R>, K, T,
+        R>() {
+      @Override
+      public void begin(FlowPartition<K, T, R> state, BatchAttempt batch, List<K> keys) {
+        state.load(batch, keys);
+      }
+
+      @Override
+      public void process(FlowPartition<K, T, R> state, BatchAttempt batch, K key, List<T> records,
+          Consumer<? super R> out) {
+        state.process(batch, key, records, out);
+      }
+    }).toStream();
   }
 }

@@ -1,7 +1,6 @@
 package io.epochal.flow;
 
 import io.epochal.cache.StateCache;
-import io.epochal.flow.internal.TableClaims;
 import io.epochal.store.table.TableCheckpointStore;
 import java.util.Objects;
 
@@ -11,11 +10,12 @@ import java.util.Objects;
  * Pass the same checkpoint store to the pipeline builder ({@code Pipeline.newBuilder(..).checkpointStore(..)}): the
  * states' writes are committed by it.
  *
- * <p><b>Table ownership.</b> A {@code FlowStates} records which writer (computation and state) claimed each table:
- * a second writer claiming a table is refused with {@link io.epochal.errors.TableClaimedTwiceException}, at the
- * {@link Flow#process} declaring it (external tables) or when the pipeline is built (internal tables). Joiners claim
- * nothing. Use one {@code FlowStates} per checkpoint store, for every pipeline over it, so that every writer is
- * checked against every other. Re-declaring the same writer (a pipeline rebuilt after a restart) is allowed.
+ * <p><b>Table ownership.</b> Every writer (computation and state) claims its table in the checkpoint store's one
+ * claim registry ({@link TableCheckpointStore#claim}), the same registry the map states of
+ * {@link io.epochal.store.table.TableStates} claim theirs in: a second writer of a table is refused with
+ * {@link io.epochal.errors.TableClaimedTwiceException} whichever API declared it, at the {@link Flow#process}
+ * declaring it (external tables) or when the pipeline is built (internal tables and map states). Joiners claim
+ * nothing. Re-declaring the same writer (a pipeline rebuilt after a restart) is allowed.
  *
  * <p><b>Protocol.</b> Under {@link io.epochal.store.table.CommitProtocol#EPOCH} (a store with atomic multi-table
  * commit) Flow states are exactly-once with any replayable spout. Under {@code PER_KEY} their rows carry no txid, so
@@ -29,7 +29,6 @@ import java.util.Objects;
 public final class FlowStates {
   private final TableCheckpointStore checkpoints;
   private final StateCache cache;
-  private final TableClaims claims = new TableClaims();
 
   private FlowStates(TableCheckpointStore checkpoints, StateCache cache) {
     this.checkpoints = checkpoints;
@@ -59,10 +58,6 @@ public final class FlowStates {
   /** @return the shared state cache */
   public StateCache cache() {
     return cache;
-  }
-
-  TableClaims claims() {
-    return claims;
   }
 
   @Override

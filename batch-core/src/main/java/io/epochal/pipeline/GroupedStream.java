@@ -28,4 +28,16 @@ public interface GroupedStream<K, T> {
 
   /** Back to an ungrouped stream of the same records. */
   Stream<T> toStream();
+
+  /**
+   * Runs a keyed processor over a state: per partition with records, {@code fn} sees the records grouped by key (the
+   * keys of this {@code groupBy}, computed once per record) between the state's {@code beginCommit} and
+   * {@code commit}. The emitted records form a stream grouped by the same keys: each output stays attached to the key
+   * (and partition) it was emitted for, in the same batch.
+   *
+   * @param name the state's name, unique among the pipeline's states
+   * @since 0.3.0
+   */
+  <S extends State, R> GroupedStream<K, R> process(String name, StateFactory<S> factory,
+      KeyedProcessFunction<S, K, T, R> fn);
 }

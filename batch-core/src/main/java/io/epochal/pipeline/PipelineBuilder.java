@@ -1,6 +1,7 @@
 package io.epochal.pipeline;
 
-import io.epochal.pipeline.internal.Engine;
+import io.epochal.pipeline.internal.Coordinator;
+import io.epochal.pipeline.internal.GuaranteeCheck;
 import io.epochal.pipeline.internal.Graph;
 import io.epochal.spout.Spout;
 import io.epochal.store.CheckpointStore;
@@ -115,8 +116,8 @@ public final class PipelineBuilder {
     Graph.Snapshot snapshot = graph.snapshot();
     Guarantee requested = guarantee == null ? Guarantee.EXACTLY_ONCE : guarantee;
     CheckpointStore checkpoints = checkpointStore == null ? new InMemoryCheckpointStore() : checkpointStore;
-    Engine.validate(name, requested, snapshot, checkpoints);
-    Engine.Config config = new Engine.Config(name,
+    GuaranteeCheck.validate(name, requested, snapshot, checkpoints);
+    Coordinator.Config config = new Coordinator.Config(name,
         partitions == null ? 1 : partitions,
         threads == null ? 1 : threads,
         maxBatchesInFlight == null ? 1 : maxBatchesInFlight,
@@ -125,7 +126,7 @@ public final class PipelineBuilder {
         checkpoints,
         List.copyOf(listeners),
         sleeper == null ? Sleeper.system() : sleeper);
-    return new Engine(config, snapshot);
+    return new Coordinator(config, snapshot);
   }
 
   private void requireBeforeSource(String setting) {

@@ -65,4 +65,15 @@ public interface Stream<T> {
    */
   <V> MapStateRef<String, V> aggregate(String name, StateFactory<? extends MapState<String, V>> factory,
       CombinerAggregator<? super T, V> aggregator);
+
+  /**
+   * Sends the records of every batch to {@code sink}, an output of the pipeline: staged in the batch's epoch during its
+   * commit phase, visible only once the epoch committed ({@link io.epochal.sink.Sink#afterCommit}); a failed
+   * attempt's records are dropped ({@link io.epochal.sink.Sink#abort}) and staged again by the replay.
+   *
+   * @param name the sink's name, unique among the pipeline's sinks
+   * @throws IllegalArgumentException if {@code name} is blank or already used by another sink
+   * @since 0.3.0
+   */
+  void to(String name, io.epochal.sink.Sink<? super T> sink);
 }

@@ -5,9 +5,11 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A read-through, write-through LRU cache of cells over another {@link IBackingMap}, on Caffeine. Place it under
@@ -15,15 +17,20 @@ import java.util.Objects;
  * every batch.
  *
  * <p>Never stale for writes made through it: a {@link #multiPut} updates the cache only after the store accepted
- * it, and a failed {@code multiPut} evicts its keys (the store may hold some of them). Writes made to the store by
- * anyone else are not seen until evicted: one writer per table. Thread-safe.
+ * it, and a failed {@code multiPut} evicts its keys (the store may hold some of them). Never ahead of the store
+ * either: the cells the current attempt wrote are evicted when the attempt is aborted ({@link #abort}, forwarded by the
+ * map state over it), also after the state's {@code commit}, since the batch is durable only after the checkpoint
+ * commit; so over an epoch-buffered map (whose aborted writes never reach the store) a replay reads what was
+ * committed. Writes made to the store by anyone else are not seen until evicted: one writer per table. Thread-safe.
  *
  * @param <K> the key type
  * @param <C> the cell type
  */
-public final class CachedMap<K, C> implements IBackingMap<K, C> {
-  private final IBackingMap<K, C> delegate;
+public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
   private final Cache<K, C> cache;
+  /** The keys written since the last batch known to be durable (guarded by {@code this}). */
+  private final Set<K> uncommitted = new HashSet<>();
+  private long attemptTxid;
 
   /**
    * @param delegate the store
@@ -31,7 +38,7 @@ public final class CachedMap<K, C> implements IBackingMap<K, C> {
    * @throws IllegalArgumentException if {@code maximumSize < 1}
    */
   public CachedMap(IBackingMap<K, C> delegate, long maximumSize) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     if (maximumSize < 1) {
       throw new IllegalArgumentException("maximumSize must be at least 1, was " + maximumSize);
     }
@@ -51,7 +58,7 @@ public final class CachedMap<K, C> implements IBackingMap<K, C> {
       }
     }
     if (!misses.isEmpty()) {
-      Map<K, C> loaded = delegate.multiGet(misses);
+      Map<K, C> loaded = super.multiGet(misses);
       cache.putAll(loaded);
       result.putAll(loaded);
     }
@@ -61,17 +68,37 @@ public final class CachedMap<K, C> implements IBackingMap<K, C> {
   @Override
   public void multiPut(Map<K, C> cells) {
     try {
-      delegate.multiPut(cells);
+      super.multiPut(cells);
     } catch (RuntimeException e) {
       cache.invalidateAll(cells.keySet());
       throw e;
     }
+    synchronized (this) {
+      uncommitted.addAll(cells.keySet());
+    }
     cache.putAll(cells);
   }
 
-  /** @return the wrapped store */
-  public IBackingMap<K, C> wrapped() {
-    return delegate;
+  /** A new batch starts: every earlier batch is durable, so what it wrote stays cached. */
+  @Override
+  public void beginCommit(long txid) {
+    synchronized (this) {
+      if (txid != attemptTxid) {
+        uncommitted.clear();
+        attemptTxid = txid;
+      }
+    }
+    super.beginCommit(txid);
+  }
+
+  /** Evicts every cell written since the last durable batch, then forwards. */
+  @Override
+  public void abort(long txid) {
+    synchronized (this) {
+      cache.invalidateAll(uncommitted);
+      uncommitted.clear();
+    }
+    super.abort(txid);
   }
 
   /** @return Caffeine's hit/miss/eviction counters of this cache */
@@ -81,6 +108,6 @@ public final class CachedMap<K, C> implements IBackingMap<K, C> {
 
   @Override
   public String describe() {
-    return "CachedMap over " + delegate.describe();
+    return "CachedMap over " + wrapped().describe();
   }
 }

@@ -11,6 +11,11 @@ import java.util.Map;
  * <p>Atomicity is per call at best: a failing {@link #multiPut} may have written some of its keys. The txid rules
  * of the map states make that harmless.
  *
+ * <p>Lifecycle: the map state over this map forwards its own {@code beginCommit}, {@code commit} and {@code abort} to
+ * {@link #beginCommit}, {@link #commit} and {@link #abort}, so a layer that keeps something per attempt (a cache, a
+ * buffer) can drop what a failed attempt put in it. The defaults do nothing; a wrapper must forward all three (extend
+ * {@link ForwardingBackingMap}).
+ *
  * @param <K> the key type
  * @param <C> the stored cell type
  */
@@ -30,6 +35,32 @@ public interface IBackingMap<K, C> {
    * @throws io.epochal.errors.StoreException if the store cannot be written; some cells may have been written
    */
   void multiPut(Map<K, C> cells);
+
+  /**
+   * The state over this map starts applying batch {@code txid} (every earlier batch is durably committed).
+   *
+   * @since 0.3.0
+   */
+  default void beginCommit(long txid) {
+  }
+
+  /**
+   * The state over this map ended applying batch {@code txid}; the batch becomes durable only with the checkpoint
+   * commit that follows, and may still be aborted.
+   *
+   * @since 0.3.0
+   */
+  default void commit(long txid) {
+  }
+
+  /**
+   * The current attempt of batch {@code txid} failed (possibly after {@link #commit}): drop whatever it put in a cache
+   * or buffer of this layer; what it wrote to the store under the epoch protocol was never committed.
+   *
+   * @since 0.3.0
+   */
+  default void abort(long txid) {
+  }
 
   /** A short description of the store used in error messages; the default is the class name. */
   default String describe() {

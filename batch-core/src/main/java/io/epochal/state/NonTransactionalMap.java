@@ -53,10 +53,17 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
 
   @Override
   public void beginCommit(long txid) {
+    backing.beginCommit(txid);
   }
 
   @Override
   public void commit(long txid) {
+    backing.commit(txid);
+  }
+
+  @Override
+  public void abort(long txid) {
+    backing.abort(txid);
   }
 
   @Override

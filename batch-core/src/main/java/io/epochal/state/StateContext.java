@@ -1,22 +1,47 @@
 package io.epochal.state;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * Where a state partition lives: the pipeline, the state's name (its table), and the partition it serves.
+ * Where a state partition lives: the pipeline, the state's name (its table), the partition it serves, and the
+ * pipeline's epochs (bound by the engine: {@link #epoch()} is the epoch of the batch being applied).
  *
  * @param pipeline the pipeline's name
  * @param stateName the state's name, unique within the pipeline (used as the table name)
  * @param partitionIndex this partition, in {@code [0, numPartitions)}
  * @param numPartitions the number of state partitions
+ * @param epochs the epochs of the pipeline ({@link EpochSource#none()} outside a pipeline)
  */
-public record StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions) {
+public record StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions,
+    EpochSource epochs) {
   public StateContext {
     Objects.requireNonNull(pipeline, "pipeline");
     Objects.requireNonNull(stateName, "stateName");
+    Objects.requireNonNull(epochs, "epochs");
     if (numPartitions < 1 || partitionIndex < 0 || partitionIndex >= numPartitions) {
       throw new IllegalArgumentException(
           "partition " + partitionIndex + " of " + numPartitions + " is out of range for state " + stateName);
     }
+  }
+
+  /** A context outside a pipeline's run: no epoch is ever open (table states then only read committed rows). */
+  public StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions) {
+    this(pipeline, stateName, partitionIndex, numPartitions, EpochSource.none());
+  }
+
+  /** @return the epoch open now, if a batch is in its commit phase */
+  public Optional<Epoch> openEpoch() {
+    return epochs.current();
+  }
+
+  /**
+   * @return the epoch of the batch being applied
+   * @throws IllegalStateException if no batch is in its commit phase (states are written only there)
+   */
+  public Epoch epoch() {
+    return epochs.current().orElseThrow(() -> new IllegalStateException("state '" + stateName + "' of pipeline '"
+        + pipeline + "' (partition " + partitionIndex + ") is used outside an epoch: states are written only in a "
+        + "batch's commit phase"));
   }
 }

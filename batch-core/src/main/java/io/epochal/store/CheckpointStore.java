@@ -2,7 +2,9 @@ package io.epochal.store;
 
 /**
  * Persists a pipeline's progress. The coordinator calls {@link #recordPending} before emitting a new batch of a
- * transactional spout, and {@link #commit} after every state of a batch committed.
+ * transactional spout, opens the epoch of every attempt it applies ({@link #openEpoch}), and makes the batch durable
+ * with the epoch's {@link CheckpointEpoch#commit} (which, by default, is {@link #commit}) after every state of the
+ * batch applied it.
  *
  * <p>Each call is atomic: after a crash, {@link #load} returns the state before or after the call, never a mix.
  * Thread-safe.
@@ -34,6 +36,20 @@ public interface CheckpointStore {
    *     coordinator re-reads the checkpoint with {@link #load}
    */
   void commit(String pipeline, long txid, byte[] metadata);
+
+  /**
+   * Opens the epoch of attempt {@code attempt} of {@code pipeline}'s next batch: the states of the batch stage in it,
+   * and its {@link CheckpointEpoch#commit} makes the batch durable. The default epoch stages nothing and commits
+   * through {@link #commit}. A store that stages state rows (a table checkpoint store) returns an epoch carrying its
+   * staging; a wrapper must return {@code CheckpointEpoch.through(this, wrapped.openEpoch(..))} so that the states
+   * keep the wrapped store's staging while commits pass through the wrapper.
+   *
+   * @throws io.epochal.errors.StoreException if the store cannot be reached
+   * @since 0.3.0
+   */
+  default CheckpointEpoch openEpoch(String pipeline, io.epochal.spout.BatchAttempt attempt) {
+    return CheckpointEpoch.of(this, pipeline, attempt, java.util.Optional.empty());
+  }
 
   /**
    * Raises {@code pipeline}'s attempt reservation ({@link Checkpoint#attemptCeiling()},

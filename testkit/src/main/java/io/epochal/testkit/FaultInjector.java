@@ -385,6 +385,12 @@ public final class FaultInjector {
       }
 
       @Override
+      public io.epochal.store.CheckpointEpoch openEpoch(String pipeline, io.epochal.spout.BatchAttempt attempt) {
+        // the states stage in the wrapped store's epoch; its commit and abort pass through this wrapper
+        return io.epochal.store.CheckpointEpoch.through(this, store.openEpoch(pipeline, attempt));
+      }
+
+      @Override
       public void abort(String pipeline, long txid) {
         store.abort(pipeline, txid);
       }

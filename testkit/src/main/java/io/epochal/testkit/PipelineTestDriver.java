@@ -11,15 +11,12 @@ import io.epochal.pipeline.PipelineListener;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
 import io.epochal.pipeline.Stream;
+import io.epochal.sink.CollectingSink;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.TransactionalSpout;
 import io.epochal.state.ReadOnlyMapState;
-import io.epochal.state.State;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
-import io.epochal.state.StateKind;
-import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
 import java.time.Duration;
@@ -59,8 +56,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * to watch a batch fail and replay. A {@link SimulatedCrash} makes the driver rebuild the pipeline from the topology
  * (a new "process" over the same stores, so create them outside the topology) and continue.
  *
- * <p><b>Outputs</b> are published when their batch's checkpoint commits, so a failed attempt never shows, and each
- * committed batch's values show exactly once.
+ * <p><b>Outputs</b> are sinks of the pipeline: {@link TestOutputs#capture} sends the stream {@code to} a
+ * {@link CollectingSink}, which publishes a batch's values when its epoch commits, so a failed attempt never shows,
+ * and each committed batch's values show exactly once. The driver reads the sinks directly.
  *
  * <p>Not thread-safe: one test thread drives it. Nulls are rejected with {@link NullPointerException}.
  *
@@ -68,7 +66,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * @since 0.1.0
  */
 public final class PipelineTestDriver<T> implements AutoCloseable {
-  private static final String OUTPUT_PREFIX = "testkit-output-";
 
   /** Declares the pipeline under test over the driver's input. Called again after each simulated crash. */
   @FunctionalInterface
@@ -101,12 +98,11 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
   private final CheckpointStore checkpoints;
   private final List<List<T>> batches = new ArrayList<>();
   private final TransactionalSpout<T, Long> spout;
-  private final Map<String, List<Captured>> outputs = new LinkedHashMap<>();
-  private final Map<Long, Map<String, Map<Integer, List<Object>>>> staged = new HashMap<>();
+  /** One sink per captured output, kept across restarts (what they published stays published). */
+  private final Map<String, CollectingSink<Object>> outputs = new LinkedHashMap<>();
   private final Map<String, Integer> consumed = new HashMap<>();
   private final List<BatchReport> reports = new ArrayList<>();
   private final AtomicLong virtualNanos = new AtomicLong();
-  private final CaptureFactory captureFactory = new CaptureFactory();
   private Pipeline pipeline;
   private int incarnation;
   private boolean closed;
@@ -125,8 +121,7 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     this.maxRestarts = 20;
     this.faults = b.faults == null ? new FaultInjector(List.of()) : b.faults;
     this.faults.timeline().partitions(partitions);
-    this.checkpoints = new PublishingCheckpoints(b.checkpointStore == null ? new InMemoryCheckpointStore()
-        : b.checkpointStore);
+    this.checkpoints = b.checkpointStore == null ? new InMemoryCheckpointStore() : b.checkpointStore;
     this.spout = faults.wrap(new InputSpout());
     this.pipeline = buildPipeline();
   }
@@ -371,13 +366,15 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
 
   private List<Captured> captured(String name) {
     Objects.requireNonNull(name, "name");
-    synchronized (outputs) {
-      List<Captured> list = outputs.get(name);
-      if (list == null) {
-        throw new IllegalArgumentException("no stream is captured as '" + name + "'; captured: " + outputs.keySet());
-      }
-      return List.copyOf(list);
+    CollectingSink<Object> sink = outputs.get(name);
+    if (sink == null) {
+      throw new IllegalArgumentException("no stream is captured as '" + name + "'; captured: " + outputs.keySet());
     }
+    List<Captured> out = new ArrayList<>();
+    for (CollectingSink.Output<Object> o : sink.committed()) {
+      out.add(new Captured(o.txid(), o.value()));
+    }
+    return out;
   }
 
   /**
@@ -461,11 +458,10 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
         if (declared.put(output, true) != null) {
           throw new IllegalArgumentException("output '" + output + "' is already captured");
         }
-        synchronized (outputs) {
-          outputs.putIfAbsent(output, new ArrayList<>());
-        }
-        stream.partitionPersist(OUTPUT_PREFIX + output, captureFactory,
-            (state, batch, records) -> state.add(output, batch, records));
+        CollectingSink<Object> sink = outputs.computeIfAbsent(output, CollectingSink::new);
+        @SuppressWarnings("unchecked")
+        Stream<Object> records = (Stream<Object>) stream;
+        records.to(output, sink);
       }
     });
     return builder.build();
@@ -474,8 +470,8 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
   private void restart(SimulatedCrash crash) {
     long committed = pipeline.lastCommittedTxid();
     pipeline.close();
-    synchronized (staged) {
-      staged.clear(); // the dead process's unpublished outputs die with it
+    for (CollectingSink<Object> sink : outputs.values()) {
+      sink.discardStaged(); // the dead process's unpublished outputs die with it
     }
     incarnation++;
     faults.timeline().restarted(incarnation, "the process died (" + crash.getMessage() + ") with txid " + committed
@@ -512,123 +508,6 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
       for (T record : batch) {
         out.emit(record);
       }
-    }
-  }
-
-  /** The state behind a captured stream: stages a partition's values until the batch's checkpoint commits. */
-  private final class CaptureState implements State {
-    private final int partition;
-
-    CaptureState(int partition) {
-      this.partition = partition;
-    }
-
-    void add(String output, BatchAttempt batch, List<?> records) {
-      synchronized (staged) {
-        staged.computeIfAbsent(batch.txid(), t -> new TreeMap<>()).computeIfAbsent(output, o -> new TreeMap<>())
-            .put(partition, List.copyOf(records));
-      }
-    }
-
-    @Override
-    public void beginCommit(long txid) {
-    }
-
-    @Override
-    public void commit(long txid) {
-    }
-
-    @Override
-    public void abort(long txid) {
-      synchronized (staged) {
-        staged.remove(txid);
-      }
-    }
-  }
-
-  /**
-   * Stages per (txid, output, partition), replacing a failed attempt's values, and publishes them when the checkpoint
-   * of the batch commits: as exactly-once as an epoch-committed state, so it is declared {@code TRANSACTIONAL} and
-   * atomic with the driver's checkpoint store.
-   */
-  private final class CaptureFactory implements StateFactory<CaptureState> {
-    @Override
-    public CaptureState makeState(StateContext context) {
-      return new CaptureState(context.partitionIndex());
-    }
-
-    @Override
-    public StateKind kind() {
-      return StateKind.TRANSACTIONAL;
-    }
-
-    /** The values are published by the checkpoint commit only. */
-    @Override
-    public boolean requiresAtomicCommit() {
-      return true;
-    }
-
-    @Override
-    public String describe() {
-      return "test driver output capture";
-    }
-  }
-
-  /** Publishes the staged outputs of a batch when its checkpoint commit lands. */
-  private final class PublishingCheckpoints implements CheckpointStore {
-    private final CheckpointStore store;
-
-    PublishingCheckpoints(CheckpointStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public Checkpoint load(String pipeline) {
-      return store.load(pipeline);
-    }
-
-    @Override
-    public void recordPending(String pipeline, long txid, byte[] metadata) {
-      store.recordPending(pipeline, txid, metadata);
-    }
-
-    @Override
-    public void commit(String pipeline, long txid, byte[] metadata) {
-      store.commit(pipeline, txid, metadata);
-      Map<String, Map<Integer, List<Object>>> batch;
-      synchronized (staged) {
-        batch = staged.remove(txid);
-      }
-      if (batch == null) {
-        return;
-      }
-      synchronized (outputs) {
-        batch.forEach((output, parts) -> parts.values().forEach(values -> values.forEach(
-            v -> outputs.get(output).add(new Captured(txid, v)))));
-      }
-    }
-
-    @Override
-    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
-      store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
-    }
-
-    @Override
-    public void abort(String pipeline, long txid) {
-      synchronized (staged) {
-        staged.remove(txid);
-      }
-      store.abort(pipeline, txid);
-    }
-
-    @Override
-    public boolean commitsAtomicallyWith(StateFactory<?> factory) {
-      return factory == captureFactory || store.commitsAtomicallyWith(factory);
-    }
-
-    @Override
-    public String describe() {
-      return store.describe();
     }
   }
 }

@@ -112,6 +112,11 @@ final class FieldsStream implements Stream<TridentTuple> {
   }
 
   @Override
+  public void to(String name, io.epochal.sink.Sink<? super TridentTuple> sink) {
+    delegate.to(name, sink);
+  }
+
+  @Override
   public String toString() {
     return delegate + " with fields " + fields;
   }
@@ -150,6 +155,12 @@ final class FieldsStream implements Stream<TridentTuple> {
     @Override
     public Stream<TridentTuple> toStream() {
       return new FieldsStream(delegate.toStream(), fields);
+    }
+
+    @Override
+    public <S extends State, R> GroupedStream<K, R> process(String name, StateFactory<S> factory,
+        io.epochal.pipeline.KeyedProcessFunction<S, K, TridentTuple, R> fn) {
+      return delegate.process(name, factory, fn); // outputs are the function's own values: fields unknown
     }
 
     @Override

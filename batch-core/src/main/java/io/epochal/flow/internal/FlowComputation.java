@@ -27,7 +27,6 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   private final Supplier<? extends KeyedProcessor<K, T, R>> processors;
   private final TableCheckpointStore checkpoints;
   private final StateCache cache;
-  private final TableClaims claims;
   private final List<InitContext.Declared> declared;
 
   /**
@@ -35,8 +34,7 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    * @throws io.epochal.errors.TableClaimedTwiceException if an external table is claimed by another writer
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
-      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
-      TableClaims claims) {
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache) {
     Objects.requireNonNull(name, "name");
     if (name.isBlank() || name.contains("/")) {
       throw new IllegalArgumentException("computation name '" + name + "' must be non-blank and hold no '/'");
@@ -46,7 +44,6 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     this.processors = Objects.requireNonNull(processors, "processor");
     this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
     this.cache = Objects.requireNonNull(cache, "cache");
-    this.claims = Objects.requireNonNull(claims, "claims");
     KeyedProcessor<K, T, R> probe = newProcessor();
     InitContext<K> spec = InitContext.declaring(this);
     probe.init(spec);
@@ -69,8 +66,12 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     return cache;
   }
 
-  TableClaims claims() {
-    return claims;
+  /**
+   * Claims {@code path} for writing in the checkpoint store's one claim registry, shared with the map states of
+   * {@code TableStates} (and every other table-backed writer on that store).
+   */
+  void claim(String path, String writer) {
+    checkpoints.claim(path, writer);
   }
 
   List<InitContext.Declared> declared() {

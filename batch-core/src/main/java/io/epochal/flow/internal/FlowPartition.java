@@ -1,24 +1,20 @@
 package io.epochal.flow.internal;
 
-import io.epochal.errors.InvalidRecordException;
-import io.epochal.flow.Emitter;
 import io.epochal.flow.KeyedProcessor;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.State;
 import io.epochal.state.StateContext;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
+import io.epochal.store.table.EpochBuffer;
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.Consumer;
 
 /**
  * One partition of a Flow computation, driven by the engine as a {@link State}: {@code beginCommit(t)} starts epoch
- * {@code t}, {@link #process} loads the batch's keys (one bulk lookup per state) and runs the processor per key,
- * {@code commit(t)} writes the changed states into the epoch buffer and ends the epoch, {@code abort(t)} ends it and
- * drops the cache regions of the read-write states. The emitted records wait for {@link #drain}. Used by one thread at
- * a time (the engine's contract for a state partition). Internal.
+ * {@code t} (in the engine's epoch, whose staging is the epoch buffer), {@link #load} loads the batch's keys (one bulk
+ * lookup per state), {@link #process} runs the processor for one key, {@code commit(t)} writes the changed states into
+ * the epoch buffer and ends the epoch, {@code abort(t)} ends it and drops the cache regions of the read-write states.
+ * Driven by the keyed-process node of {@code GroupedStream.process}, which attaches each emitted record to its key.
+ * Used by one thread at a time (the engine's contract for a state partition). Internal.
  *
  * @param <K> the key type
  * @param <T> the record type
@@ -32,8 +28,6 @@ public final class FlowPartition<K, T, R> implements State {
   private final List<JoinedClient<K, ?>> joiners;
 
   private volatile Epoch epoch;
-  private List<R> emitted = new ArrayList<>();
-  private long emittedTxid;
 
   FlowPartition(FlowComputation<K, T, R> computation, StateContext context) {
     this.computation = computation;
@@ -69,70 +63,51 @@ public final class FlowPartition<K, T, R> implements State {
     if (previous != null) {
       previous.end();
     }
-    Epoch e = new Epoch(txid, computation.checkpointStore().epoch(context.pipeline(), txid));
+    io.epochal.state.Epoch engineEpoch = context.epoch();
+    if (engineEpoch.txid() != txid) {
+      throw new IllegalStateException("computation '" + computation.name() + "' begins txid " + txid + " in "
+          + engineEpoch);
+    }
+    EpochBuffer buffer = engineEpoch.staging(EpochBuffer.class)
+        .filter(b -> b.store() == computation.checkpointStore().tableStore())
+        .orElseThrow(() -> new io.epochal.errors.EpochalException("computation '" + computation.name()
+            + "' of pipeline '" + context.pipeline() + "' keeps its states on "
+            + computation.checkpointStore().tableStore().describe() + ", but the pipeline's " + engineEpoch
+            + " does not stage rows of that store. Build the pipeline with .checkpointStore(...) set to the table "
+            + "checkpoint store of its FlowStates", null, false,
+            io.epochal.errors.ErrorContext.NONE.withPipeline(context.pipeline()).withTxid(txid)));
+    Epoch e = new Epoch(txid, buffer);
     for (MutableClient<K, ?> s : states) {
       s.begin(e);
     }
     for (JoinedClient<K, ?> j : joiners) {
       j.begin(e);
     }
-    emitted = new ArrayList<>();
-    emittedTxid = txid;
     epoch = e;
   }
 
-  /** Runs the processor over this partition's records of the batch (the persist's updater). */
-  public void process(BatchAttempt batch, List<T> records) {
-    Epoch e = requireEpoch(batch.txid(), "process");
-    Function<? super T, ? extends K> keyFn = computation.keyFn();
-    LinkedHashMap<Object, Group<K, T>> groups = new LinkedHashMap<>();
-    for (T record : records) {
-      K key = keyFn.apply(record);
-      if (key == null) {
-        throw new InvalidRecordException("computation '" + computation.name() + "' got a null key for record "
-            + record + " (" + batch + ")");
-      }
-      groups.computeIfAbsent(groupKey(key), g -> new Group<>(key)).records.add(record);
-    }
-    List<K> keys = new ArrayList<>(groups.size());
-    for (Group<K, T> g : groups.values()) {
-      keys.add(g.key);
-    }
+  /**
+   * Loads the keys of this partition's records of the batch in one bulk lookup per state (cache hits excluded): the
+   * {@code begin} of the keyed-process node, with the keys {@code groupBy} computed.
+   */
+  public void load(BatchAttempt batch, List<K> keys) {
+    requireEpoch(batch.txid(), "load");
     for (MutableClient<K, ?> s : states) {
       s.load(keys);
     }
     for (JoinedClient<K, ?> j : joiners) {
       j.load(keys);
     }
-    List<R> out = emitted;
-    Emitter<R> emitter = record -> {
-      if (record == null) {
-        throw new InvalidRecordException("computation '" + computation.name() + "' emitted a null record ("
-            + batch + ")");
-      }
-      out.add(record);
-    };
-    for (Group<K, T> g : groups.values()) {
-      if (e.ended()) {
-        throw new IllegalStateException("epoch " + e.txid + " of computation '" + computation.name()
-            + "' ended while processing");
-      }
-      processor.process(g.key, Collections.unmodifiableList(g.records), emitter);
-    }
   }
 
-  /** Keys compared by content: a {@code byte[]} key by its bytes. */
-  private static Object groupKey(Object key) {
-    return key instanceof byte[] b ? ByteBuffer.wrap(b) : key;
-  }
-
-  private static final class Group<K, T> {
-    final K key;
-    final List<T> records = new ArrayList<>();
-
-    Group(K key) {
-      this.key = key;
+  /** Runs the processor for one key's records; every emitted record is attached to that key by the node. */
+  public void process(BatchAttempt batch, K key, List<T> records, Consumer<? super R> out) {
+    Epoch e = requireEpoch(batch.txid(), "process");
+    if (e.ended()) {
+      throw new IllegalStateException("epoch " + e.txid + " of computation '" + computation.name()
+          + "' ended while processing");
     }
+    processor.process(key, records, out::accept);
   }
 
   @Override
@@ -159,21 +134,6 @@ public final class FlowPartition<K, T, R> implements State {
     for (JoinedClient<K, ?> j : joiners) {
       j.abort();
     }
-    emitted = new ArrayList<>();
-  }
-
-  /**
-   * The records emitted in batch {@code batch} (the stateQuery after the persist): all of them with the first record,
-   * an empty list with every other, so that {@code flatMap} yields each once.
-   */
-  public List<List<R>> drain(BatchAttempt batch, List<?> records) {
-    List<List<R>> out = new ArrayList<>(records.size());
-    List<R> all = emittedTxid == batch.txid() ? emitted : List.of();
-    emitted = new ArrayList<>();
-    for (int i = 0; i < records.size(); i++) {
-      out.add(i == 0 ? List.copyOf(all) : List.of());
-    }
-    return out;
   }
 
   private Epoch requireEpoch(long txid, String what) {

@@ -118,7 +118,7 @@ final class InitContext<K> implements ProcessorContext<K> {
     declare(true, spec.name(), external != null ? external : "<pipeline>/" + computation.name() + "/" + spec.name());
     if (declaringOnly()) {
       if (external != null) {
-        computation.claims().claim(external, writerName(spec.name(), true));
+        computation.claim(external, writerName(spec.name(), true));
       }
       MutableClient<K, S> stub = new MutableClient<>(spec, computation.name(),
           external != null ? external : DECLARING + "/" + computation.name() + "/" + spec.name(), null, null,
@@ -127,7 +127,7 @@ final class InitContext<K> implements ProcessorContext<K> {
       return stub;
     }
     String path = external != null ? external : internalPath(computation.name(), spec.name());
-    computation.claims().claim(path, writerName(spec.name(), external != null));
+    computation.claim(path, writerName(spec.name(), external != null));
     Table table = external != null
         ? Tables.openExternal(checkpoints().tableStore(), path, spec.keys(), spec.layout(),
             "external state '" + spec.name() + "' of computation '" + computation.name() + "'")

@@ -14,6 +14,7 @@ import java.util.Objects;
 public final class Graph {
   final List<Node> nodes = new ArrayList<>();
   final Map<String, Node.StateNode> writers = new HashMap<>();
+  final Map<String, Node.SinkNode> sinks = new HashMap<>();
   Spout<?, ?> spout;
   int partitions = 1;
 
@@ -41,6 +42,14 @@ public final class Graph {
         nodes.remove(nodes.size() - 1);
         throw new IllegalArgumentException("state '" + s.stateName + "' is already written by " + previous
             + "; each state has exactly one writer in a pipeline");
+      }
+    }
+    if (node instanceof Node.SinkNode s) {
+      Node.SinkNode previous = sinks.putIfAbsent(s.sinkName, s);
+      if (previous != null) {
+        nodes.remove(nodes.size() - 1);
+        throw new IllegalArgumentException("sink '" + s.sinkName + "' is already declared by " + previous
+            + "; sink names are unique in a pipeline");
       }
     }
     return node;

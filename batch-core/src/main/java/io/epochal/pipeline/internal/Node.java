@@ -368,75 +368,6 @@ abstract sealed class Node {
     }
   }
 
-  /**
-   * The updaters of a combiner aggregate, {@code stored -> stored.isEmpty() ? partial : combine(stored, partial)} per
-   * key, as a read-only view over the pre-aggregated partials: no second hash map per batch and partition. Iterates in
-   * the partials' order; updaters are made on access and refuse a null (or overflowing) combine naming the key.
-   */
-  static final class CombinerUpdaters extends AbstractMap<Object, ValueUpdater<Object>> {
-    private final Map<Object, Object> partials;
-    private final Aggregate aggregate;
-    private final ErrorContext where;
-
-    CombinerUpdaters(Map<Object, Object> partials, Aggregate aggregate, ErrorContext where) {
-      this.partials = partials;
-      this.aggregate = aggregate;
-      this.where = where;
-    }
-
-    private ValueUpdater<Object> updater(Object key, Object partial) {
-      return stored -> stored.isEmpty() ? partial : aggregate.combined(key, stored.get(), partial, where);
-    }
-
-    @Override
-    public int size() {
-      return partials.size();
-    }
-
-    @Override
-    public boolean containsKey(Object key) {
-      return partials.containsKey(key);
-    }
-
-    @Override
-    public ValueUpdater<Object> get(Object key) {
-      Object partial = partials.get(key);
-      return partial == null ? null : updater(key, partial);
-    }
-
-    @Override
-    public Set<Object> keySet() {
-      return Collections.unmodifiableSet(partials.keySet());
-    }
-
-    @Override
-    public Set<Map.Entry<Object, ValueUpdater<Object>>> entrySet() {
-      return new AbstractSet<>() {
-        @Override
-        public int size() {
-          return partials.size();
-        }
-
-        @Override
-        public Iterator<Map.Entry<Object, ValueUpdater<Object>>> iterator() {
-          Iterator<Map.Entry<Object, Object>> it = partials.entrySet().iterator();
-          return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-              return it.hasNext();
-            }
-
-            @Override
-            public Map.Entry<Object, ValueUpdater<Object>> next() {
-              Map.Entry<Object, Object> e = it.next();
-              return new AbstractMap.SimpleImmutableEntry<>(e.getKey(), updater(e.getKey(), e.getValue()));
-            }
-          };
-        }
-      };
-    }
-  }
-
   /** {@code partitionPersist}: the user's updater per partition. */
   static final class Persist extends StateNode {
     private final StateUpdater<State, Object> updater;
@@ -450,6 +381,90 @@ abstract sealed class Node {
 
     void applyPartition(State state, BatchAttempt batch, List<Object> records) {
       updater.updateState(state, batch, records);
+    }
+  }
+
+  /**
+   * {@code GroupedStream.process}: per partition, the records grouped by the keys {@code groupBy} computed (each key
+   * once, in first-appearance order), handed to the function key by key inside the state's
+   * {@code beginCommit..commit}; each emitted record is attached to the key it was emitted for (same partition).
+   */
+  static final class KeyedProcess extends StateNode {
+    private final io.epochal.pipeline.KeyedProcessFunction<State, Object, Object, Object> fn;
+
+    @SuppressWarnings("unchecked")
+    KeyedProcess(int id, Node parent, String stateName, StateFactory<? extends State> factory,
+        io.epochal.pipeline.KeyedProcessFunction<? extends State, ?, ?, ?> fn) {
+      super(id, "process(" + stateName + ")", parent, stateName, factory, true);
+      this.fn = (io.epochal.pipeline.KeyedProcessFunction<State, Object, Object, Object>) Objects.requireNonNull(fn,
+          "fn");
+    }
+
+    /**
+     * Processes one partition; appends every output with its key to {@code outKeys}/{@code outRecords}.
+     *
+     * @param keys the partition's record keys (as computed by groupBy), index-aligned with {@code records}
+     */
+    void applyPartition(State state, BatchAttempt batch, List<Object> keys, List<Object> records,
+        List<Object> outKeys, List<Object> outRecords) {
+      LinkedHashMap<Object, List<Object>> groups = new LinkedHashMap<>();
+      for (int i = 0; i < records.size(); i++) {
+        groups.computeIfAbsent(keys.get(i), k -> new ArrayList<>()).add(records.get(i));
+      }
+      List<Object> groupKeys = Collections.unmodifiableList(new ArrayList<>(groups.keySet()));
+      fn.begin(state, batch, groupKeys);
+      Attach out = new Attach(outKeys, outRecords, this, batch);
+      for (Map.Entry<Object, List<Object>> g : groups.entrySet()) {
+        out.key = g.getKey();
+        fn.process(state, batch, g.getKey(), Collections.unmodifiableList(g.getValue()), out);
+      }
+    }
+
+    /** Attaches each emitted record to the key being processed; one per partition and batch. */
+    private static final class Attach implements java.util.function.Consumer<Object> {
+      private final List<Object> keys;
+      private final List<Object> records;
+      private final KeyedProcess node;
+      private final BatchAttempt batch;
+      Object key;
+
+      Attach(List<Object> keys, List<Object> records, KeyedProcess node, BatchAttempt batch) {
+        this.keys = keys;
+        this.records = records;
+        this.node = node;
+        this.batch = batch;
+      }
+
+      @Override
+      public void accept(Object record) {
+        if (record == null) {
+          throw new InvalidRecordException("process '" + node.stateName + "' emitted a null record for key '" + key
+              + "' (" + batch + ")", null, ErrorContext.of(node.stateName, key).withTxid(batch.txid()));
+        }
+        keys.add(key);
+        records.add(record);
+      }
+    }
+  }
+
+  /**
+   * {@code to(name, sink)}: an output. Runs in the commit phase (it needs the batch's epoch), staged once per attempt
+   * and published after the epoch committed.
+   */
+  static final class SinkNode extends Node {
+    final String sinkName;
+    final io.epochal.sink.Sink<Object> sink;
+
+    @SuppressWarnings("unchecked")
+    SinkNode(int id, Node parent, String sinkName, io.epochal.sink.Sink<?> sink) {
+      super(id, "to(" + sinkName + ")", parent);
+      this.sinkName = sinkName;
+      this.sink = (io.epochal.sink.Sink<Object>) Objects.requireNonNull(sink, "sink");
+    }
+
+    @Override
+    boolean touchesState() {
+      return true;
     }
   }
 

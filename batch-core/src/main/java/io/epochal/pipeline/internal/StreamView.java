@@ -105,6 +105,15 @@ final class StreamView<T> implements Stream<T> {
     return groupBy(r -> GLOBAL_KEY).persistentAggregate(name, factory, aggregator);
   }
 
+  @Override
+  public void to(String name, io.epochal.sink.Sink<? super T> sink) {
+    Objects.requireNonNull(name, "name");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("sink name must not be blank");
+    }
+    graph.add(new Node.SinkNode(graph.nextId(), node, name, sink));
+  }
+
   static <S extends State, T> StateRef<S> persist(Graph graph, Node parent, String name, StateFactory<S> factory,
       StateUpdater<S, T> updater) {
     Node.Persist persist = graph.add(new Node.Persist(graph.nextId(), parent, requireName(name),
@@ -153,6 +162,14 @@ final class StreamView<T> implements Stream<T> {
     public <S extends State> StateRef<S> partitionPersist(String name, StateFactory<S> factory,
         StateUpdater<S, T> updater) {
       return persist(graph, node, name, factory, updater);
+    }
+
+    @Override
+    public <S extends State, R> GroupedStream<K, R> process(String name, StateFactory<S> factory,
+        io.epochal.pipeline.KeyedProcessFunction<S, K, T, R> fn) {
+      Node.KeyedProcess process = graph.add(new Node.KeyedProcess(graph.nextId(), node, requireName(name),
+          Objects.requireNonNull(factory, "factory"), fn));
+      return new Grouped<>(graph, process);
     }
 
     @Override

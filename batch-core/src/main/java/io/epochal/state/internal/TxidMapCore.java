@@ -65,16 +65,18 @@ public final class TxidMapCore<K, C> {
   /** {@code beginCommit(txid)}: starts a new attempt of the batch (drops the cache). */
   public void beginCommit(long txid) {
     attempt.begin(requireTxid(txid));
+    backing.beginCommit(txid);
   }
 
   /** {@code commit(txid)}: keeps the attempt's cells, so reads after the commit of the same batch still see them. */
   public void commit(long txid) {
-    requireTxid(txid);
+    backing.commit(requireTxid(txid));
   }
 
-  /** {@code abort(txid)}: drops the attempt's cells. */
-  public void abort() {
+  /** {@code abort(txid)}: drops the attempt's cells, and the backing map's layers drop theirs. */
+  public void abort(long txid) {
     attempt.clear();
+    backing.abort(txid);
   }
 
   /**

@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * The writes of one pipeline's current epoch, for state implementations that write tables of a
- * {@link TableCheckpointStore}'s store (the table-backed map states, Flow-style state clients). Obtained from
- * {@link TableCheckpointStore#epoch(String, long)}.
+ * {@link TableCheckpointStore}'s store (the table-backed map states, Flow-style state clients): the staging of the
+ * epoch the engine opened ({@code TableCheckpointStore.openEpoch}), found by a state as
+ * {@code context.epoch().staging(EpochBuffer.class)}.
  *
  * <p>Under {@link CommitProtocol#EPOCH} writes are buffered until {@link TableCheckpointStore#commit} writes them, with
  * the checkpoint, in one store transaction under the pipeline's lease; {@link TableCheckpointStore#abort} drops them.
@@ -26,6 +27,9 @@ public interface EpochBuffer {
 
   /** @return the protocol in force */
   CommitProtocol protocol();
+
+  /** @return the table store whose tables this buffer stages rows of */
+  TableStore store();
 
   /**
    * Reads keys as this epoch sees them: a key written in the epoch's buffer reads as written (absent if deleted),

@@ -1,10 +1,13 @@
 package io.epochal.store.table;
 
+import io.epochal.spout.BatchAttempt;
 import io.epochal.state.StateFactory;
 import io.epochal.store.Checkpoint;
+import io.epochal.store.CheckpointEpoch;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.table.internal.Epochs;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -16,6 +19,10 @@ import java.util.UUID;
  * {@code (hash, pipeline) -> committed_txid int64, metadata bytes, pending bytes}: the last committed txid with its
  * spout metadata, and (in {@code pending}) the metadata of started, uncommitted batches and the attempt reservation
  * ({@link #reserveAttempts}).
+ *
+ * <p><b>Epochs.</b> The engine opens the epoch of every batch attempt with {@link #openEpoch}; its staging is the
+ * pipeline's {@link EpochBuffer}, where the table-backed states of the batch (bound to the engine's epoch through
+ * their {@code StateContext}) stage their rows, and its {@code commit} is {@link #commit}.
  *
  * <p><b>Protocol</b>, chosen from the store's {@link StoreCapabilities} (and logged) unless set on the builder:
  * <ul>
@@ -92,14 +99,16 @@ public final class TableCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * The epoch buffer of {@code pipeline} for the writes of batch {@code txid}.
+   * {@inheritDoc} The epoch's staging is the pipeline's {@link EpochBuffer} (taking the pipeline's lease over on first
+   * use), declared for the attempt's txid: this is the one place a txid is checked for the epoch's states.
    *
-   * @throws IllegalArgumentException if {@code txid < 1}
-   * @throws IllegalStateException if the buffer holds writes declared for another txid that was neither committed nor
-   *     aborted
+   * @throws IllegalStateException if the buffer holds writes of another txid that was neither committed nor aborted
    */
-  public EpochBuffer epoch(String pipeline, long txid) {
-    return epochs.pipeline(pipeline).forTxid(txid);
+  @Override
+  public CheckpointEpoch openEpoch(String pipeline, BatchAttempt attempt) {
+    Objects.requireNonNull(attempt, "attempt");
+    return CheckpointEpoch.of(this, pipeline, attempt,
+        Optional.of(epochs.pipeline(pipeline).forTxid(attempt.txid())));
   }
 
   /**

@@ -20,6 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class TableCheckpointStoreTest {
+  /** The staging of the epoch the engine would open for the first attempt of {@code txid}. */
+  private static EpochBuffer epoch(TableCheckpointStore cps, String pipeline, long txid) {
+    return cps.openEpoch(pipeline, new io.epochal.spout.BatchAttempt(txid, 1)).staging(EpochBuffer.class)
+        .orElseThrow();
+  }
+
   private static final byte[] META = {1, 2, 3};
 
   private static TableSchema states() {
@@ -94,7 +100,7 @@ class TableCheckpointStoreTest {
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     Table t = store.openTable(states());
     cps.load("p");
-    EpochBuffer epoch = cps.epoch("p", 1);
+    EpochBuffer epoch = epoch(cps, "p", 1);
     assertEquals(CommitProtocol.EPOCH, epoch.protocol());
     epoch.upsert(t, Row.of(states().key("a"), 1L));
     epoch.upsert(t, Row.of(states().key("b"), 2L));
@@ -113,9 +119,9 @@ class TableCheckpointStoreTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     Table t = store.openTable(states());
-    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    epoch(cps, "p", 1).upsert(t, Row.of(states().key("a"), 1L));
     cps.abort("p", 1);
-    cps.epoch("p", 1).upsert(t, Row.of(states().key("b"), 2L));
+    epoch(cps, "p", 1).upsert(t, Row.of(states().key("b"), 2L));
     cps.commit("p", 1, META);
     assertEquals(List.of(Row.of(states().key("b"), 2L)), scan(store, t));
   }
@@ -125,8 +131,8 @@ class TableCheckpointStoreTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     Table t = store.openTable(states());
-    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
-    assertThrows(IllegalStateException.class, () -> cps.epoch("p", 2));
+    epoch(cps, "p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    assertThrows(IllegalStateException.class, () -> epoch(cps, "p", 2));
     assertThrows(IllegalStateException.class, () -> cps.commit("p", 2, META));
     assertEquals(List.of(), scan(store, t));
   }
@@ -141,7 +147,7 @@ class TableCheckpointStoreTest {
     }).build();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     Table t = store.openTable(states());
-    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    epoch(cps, "p", 1).upsert(t, Row.of(states().key("a"), 1L));
     fail.set(true);
     assertThrows(IllegalStateException.class, () -> cps.commit("p", 1, META));
     assertEquals(List.of(), scan(store, t));
@@ -153,7 +159,7 @@ class TableCheckpointStoreTest {
     TableStore store = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     Table t = store.openTable(states());
-    cps.epoch("p", 1).upsert(t, Row.of(states().key("a"), 1L));
+    epoch(cps, "p", 1).upsert(t, Row.of(states().key("a"), 1L));
     assertEquals(1, scan(store, t).size(), "per-key writes are visible at once");
     cps.abort("p", 1);
     assertEquals(1, scan(store, t).size());
@@ -167,7 +173,7 @@ class TableCheckpointStoreTest {
     TableCheckpointStore old = TableCheckpointStore.builder(store).owner("old").build();
     Table t = store.openTable(states());
     old.load("p");
-    old.epoch("p", 1).upsert(t, Row.of(states().key("stale"), 1L));
+    epoch(old, "p", 1).upsert(t, Row.of(states().key("stale"), 1L));
     TableCheckpointStore fresh = TableCheckpointStore.builder(store).owner("new").build();
     fresh.load("p");
     assertTrue(fresh.lease("p").generation() > old.lease("p").generation());
@@ -176,7 +182,7 @@ class TableCheckpointStoreTest {
     assertEquals(List.of(), scan(store, t), "a fenced epoch must write nothing");
     assertEquals(0, fresh.load("p").committedTxid());
     assertThrows(LeaseLostException.class, () -> old.recordPending("p", 1, META));
-    fresh.epoch("p", 1).upsert(t, Row.of(states().key("fresh"), 1L));
+    epoch(fresh, "p", 1).upsert(t, Row.of(states().key("fresh"), 1L));
     fresh.commit("p", 1, META);
     assertEquals(List.of(Row.of(states().key("fresh"), 1L)), scan(store, t));
   }

@@ -15,6 +15,7 @@ import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
 import io.epochal.state.ValueUpdater;
+import io.epochal.store.ManualEpochs;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -40,17 +41,19 @@ class TableStatesTest {
   void shouldStoreRowsHashKeyValueInATableNamedAfterPipelineAndState() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "wc");
     TableBackedStateFactory<MapState<String, Long>> f =
         TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.NON_TRANSACTIONAL, f.kind());
-    MapState<String, Long> map = f.makeState(new StateContext("wc", "counts", 0, 1));
+    MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     cps.load("wc");
+    epochs.open(1);
     map.beginCommit(1);
     assertEquals(Map.of("a", 2L, "b", 1L), map.multiUpdate(1, Map.of("a", plus(2), "b", plus(1))));
     assertEquals(Map.of("a", 2L), map.multiGet(1, List.of("a", "zzz")), "reads see the epoch's own writes");
     map.commit(1);
     assertEquals(List.of(), scan(store, "wc/counts"), "nothing visible before the checkpoint commit");
-    cps.commit("wc", 1, META);
+    epochs.commit(META);
     List<Row> rows = scan(store, "wc/counts");
     assertEquals(2, rows.size());
     TableSchema schema = rows.get(0).schema();
@@ -66,16 +69,19 @@ class TableStatesTest {
   void shouldDeleteTheRowOfAnEmptyValue() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L)
-        .nonTransactional().makeState(new StateContext("p", "s", 0, 1));
+        .nonTransactional().makeState(epochs.context("s", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(1), "b", plus(1)));
     map.commit(1);
-    cps.commit("p", 1, META);
+    epochs.commit(META);
+    epochs.open(2);
     map.beginCommit(2);
     map.multiUpdate(2, Map.of("a", plus(-1)));
     map.commit(2);
-    cps.commit("p", 2, META);
+    epochs.commit(META);
     assertEquals(List.of("b"), scan(store, "p/s").stream().map(r -> r.key().get("key")).toList());
     assertEquals(Map.of(), map.multiGet(3, List.of("a")));
   }
@@ -84,14 +90,16 @@ class TableStatesTest {
   void shouldReportUndecodableBytesNamingTableKeyAndTxid() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs())
-        .makeState(new StateContext("p", "s", 0, 1));
+        .makeState(epochs.context("s", 0, 1));
     Table t = store.findTable("p/s").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), (Object) new byte[] {1, 2, 3});
     try (StoreTransaction tx = store.begin()) {
       tx.upsert(t, corrupt);
       tx.commit();
     }
+    epochs.open(1);
     map.beginCommit(1);
     StateCorruptedException e = assertThrows(StateCorruptedException.class,
         () -> map.multiUpdate(1, Map.of("bad", plus(1), "good", plus(1))));
@@ -99,7 +107,7 @@ class TableStatesTest {
     assertEquals(Optional.of("bad"), e.context().key());
     assertEquals(java.util.OptionalLong.empty(), e.context().txid(), "a plain layout has no txid column");
     assertFalse(e.retryable());
-    cps.commit("p", 1, META);
+    epochs.commit(META);
     assertEquals(List.of(corrupt), scan(store, "p/s"), "nothing may be overwritten");
   }
 
@@ -107,7 +115,8 @@ class TableStatesTest {
   void shouldRefuseATableWrittenWithAnotherCodecOrKeyMapping() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
-    StateContext ctx = new StateContext("p", "s", 0, 1);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
+    StateContext ctx = epochs.context("s", 0, 1);
     TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs()).makeState(ctx);
     TableCheckpointStore restarted = TableCheckpointStore.on(store);
     SchemaMismatchException codec = assertThrows(SchemaMismatchException.class,
@@ -121,12 +130,13 @@ class TableStatesTest {
   @Test
   void shouldRefuseTwoStatesWritingOneTable() {
     TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     TableBackedStateFactory<MapState<String, Long>> f = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs())
         .table("shared").nonTransactional();
-    f.makeState(new StateContext("p", "first", 0, 2));
-    f.makeState(new StateContext("p", "first", 1, 2));
+    f.makeState(epochs.context("first", 0, 2));
+    f.makeState(epochs.context("first", 1, 2));
     TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class,
-        () -> f.makeState(new StateContext("p", "second", 0, 1)));
+        () -> f.makeState(epochs.context("second", 0, 1)));
     assertEquals("State table shared is claimed for writing by both state 'first' of pipeline 'p' and state "
         + "'second' of pipeline 'p'", e.getMessage());
   }
@@ -135,8 +145,10 @@ class TableStatesTest {
   void shouldWriteThroughOnThePerKeyProtocol() {
     TableStore store = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<Long, String> map = TableStates.nonTransactional(cps, KeyCodec.longs(), Codecs.strings())
-        .makeState(new StateContext("p", "s", 0, 1));
+        .makeState(epochs.context("s", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiPut(1, Map.of(7L, "seven"));
     assertEquals(1, scan(store, "p/s").size());
@@ -152,11 +164,13 @@ class TableStatesTest {
         p -> java.util.Arrays.asList(p.user(), p.day()), k -> new Pair((String) k.get("user"), (Long) k.get("day")));
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<Pair, Long> map = TableStates.nonTransactional(cps, pairs, Codecs.longs())
-        .makeState(new StateContext("p", "s", 0, 1));
+        .makeState(epochs.context("s", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiPut(1, Map.of(new Pair("ann", 3), 5L));
-    cps.commit("p", 1, META);
+    epochs.commit(META);
     Row row = scan(store, "p/s").get(0);
     assertEquals(new Pair("ann", 3), pairs.fromKey(row.key()));
     assertEquals(io.epochal.hash.FarmHash.farmHash("ann", 3L), row.key().hash());
@@ -177,6 +191,7 @@ class TableStatesTest {
   void shouldPlaceALayerBetweenTheRuleAndTheTable() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     AtomicInteger puts = new AtomicInteger();
     BackingMapLayer counting = new BackingMapLayer() {
       @Override
@@ -196,7 +211,8 @@ class TableStatesTest {
       }
     };
     MapState<String, Long> map = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).layer(counting)
-        .nonTransactional().makeState(new StateContext("p", "s", 0, 1));
+        .nonTransactional().makeState(epochs.context("s", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiPut(1, Map.of("a", 1L));
     assertEquals(1, puts.get());

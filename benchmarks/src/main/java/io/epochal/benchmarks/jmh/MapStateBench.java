@@ -3,7 +3,6 @@ package io.epochal.benchmarks.jmh;
 import io.epochal.codec.Codecs;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.ValueUpdater;
 import io.epochal.state.opaque.OpaqueMap;
 import io.epochal.state.opaque.OpaqueTableLayout;
@@ -13,6 +12,7 @@ import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.KeyCodec;
+import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import java.io.IOException;
@@ -61,6 +61,7 @@ public class MapStateBench {
   private Path dir;
   private RocksDbTableStore rocks;
   private TableCheckpointStore checkpoints;
+  private ManualEpochs epochs;
   private MapState<String, Long> rocksTx;
   private MapState<String, Long> rocksOpaque;
   private static final byte[] META = new byte[8];
@@ -77,12 +78,13 @@ public class MapStateBench {
     rocks = RocksDbTableStore.builder(dir).build();
     checkpoints = TableCheckpointStore.on(rocks);
     checkpoints.load("bench");
+    epochs = new ManualEpochs(checkpoints, "bench");
     rocksTx = TransactionalTableLayout.factory(
         TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()))
-        .makeState(new StateContext("bench", "tx", 0, 1));
+        .makeState(epochs.context("tx", 0, 1));
     rocksOpaque = OpaqueTableLayout.factory(
         TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()))
-        .makeState(new StateContext("bench", "opaque", 0, 1));
+        .makeState(epochs.context("opaque", 0, 1));
   }
 
   @TearDown(Level.Trial)
@@ -126,19 +128,21 @@ public class MapStateBench {
   @Benchmark
   public Map<String, Long> transactionalRocksDbUpdateOnly() {
     long t = txid + 1; // nothing is committed: every invocation replays the same txid
+    epochs.open(t);
     rocksTx.beginCommit(t);
     Map<String, Long> out = rocksTx.multiUpdate(t, updaters);
     rocksTx.abort(t);
-    checkpoints.abort("bench", t);
+    epochs.abort();
     return out;
   }
 
   private Map<String, Long> epoch(MapState<String, Long> state) {
     long t = ++txid;
+    epochs.open(t);
     state.beginCommit(t);
     Map<String, Long> out = state.multiUpdate(t, updaters);
     state.commit(t);
-    checkpoints.commit("bench", t, META);
+    epochs.commit(META);
     return out;
   }
 

@@ -112,7 +112,7 @@ public final class OpaqueMap<K, V> implements MapState<K, V> {
 
   @Override
   public void abort(long txid) {
-    core.abort();
+    core.abort(txid);
   }
 
   /**

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.epochal.codec.Codecs;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.MapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
 import io.epochal.state.ValueUpdater;
+import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
@@ -26,7 +26,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class OpaqueTableLayoutTest {
-  private static final StateContext CTX = new StateContext("p", "counts", 0, 1);
   private static final byte[] META = {0};
 
   private static ValueUpdater<Long> plus(long n) {
@@ -47,23 +46,26 @@ class OpaqueTableLayoutTest {
   void shouldStoreRowsHashKeyValuePrevValueTxid() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     TableBackedStateFactory<MapState<String, Long>> f =
         OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.OPAQUE, f.kind());
-    MapState<String, Long> map = f.makeState(CTX);
+    MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(3)));
     map.commit(1);
-    cps.commit("p", 1, META);
+    epochs.commit(META);
     Row first = scan(store).get(0);
     assertEquals(List.of("value", "prev_value", "txid"),
         first.schema().valueColumns().stream().map(c -> c.name()).toList());
     assertEquals(3L, Codecs.longs().decode(first.getBytes("value")));
     assertNull(first.getBytes("prev_value"), "no previous value is a null prev_value");
+    epochs.open(2);
     map.beginCommit(2);
     map.multiUpdate(2, Map.of("a", plus(2)));
     map.commit(2);
-    cps.commit("p", 2, META);
+    epochs.commit(META);
     Row second = scan(store).get(0);
     assertEquals(5L, Codecs.longs().decode(second.getBytes("value")));
     assertEquals(3L, Codecs.longs().decode(second.getBytes("prev_value")));
@@ -74,14 +76,20 @@ class OpaqueTableLayoutTest {
   void shouldRecomputeAReplayFromPrevValueOnThePerKeyProtocol() {
     TableStore store = perKeyStore();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
-    MapState<String, Long> map = OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs()).makeState(CTX);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
+    MapState<String, Long> map = OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(epochs.context("counts", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(10)));
     map.commit(1);
-    cps.commit("p", 1, META);
+    epochs.commit(META);
+    epochs.open(2);
     map.beginCommit(2);
     map.multiUpdate(2, Map.of("a", plus(1)));
     map.abort(2);
+    epochs.abort();
+    epochs.open(2);
     map.beginCommit(2);
     assertEquals(Map.of("a", 17L), map.multiUpdate(2, Map.of("a", plus(7))), "replay of txid 2 builds on prev");
   }
@@ -90,13 +98,16 @@ class OpaqueTableLayoutTest {
   void shouldReportACorruptPrevValueWithTheTxid() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
-    MapState<String, Long> map = OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs()).makeState(CTX);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
+    MapState<String, Long> map = OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+        .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), Codecs.longs().encode(1L), new byte[] {1}, 4L);
     try (StoreTransaction tx = store.begin()) {
       tx.upsert(t, corrupt);
       tx.commit();
     }
+    epochs.open(5);
     map.beginCommit(5);
     StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> map.multiGet(5, List.of("bad")));
     assertEquals(java.util.Optional.of("bad"), e.context().key());
@@ -110,16 +121,20 @@ class OpaqueTableLayoutTest {
   void shouldDeleteEmptyRowsOnTheEpochProtocol() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = OpaqueTableLayout.factory(
-        TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyWhen(v -> v == 0L)).makeState(CTX);
+        TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyWhen(v -> v == 0L))
+        .makeState(epochs.context("counts", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(2), "b", plus(1)));
     map.commit(1);
-    cps.commit("p", 1, META);
+    epochs.commit(META);
+    epochs.open(2);
     map.beginCommit(2);
     map.multiUpdate(2, Map.of("a", plus(-2)));
     map.commit(2);
-    cps.commit("p", 2, META);
+    epochs.commit(META);
     assertEquals(1, scan(store).size());
     assertEquals(Map.of(), map.multiGet(3, List.of("a")));
   }

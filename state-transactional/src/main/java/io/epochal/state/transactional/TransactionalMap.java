@@ -108,7 +108,7 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
 
   @Override
   public void abort(long txid) {
-    core.abort();
+    core.abort(txid);
   }
 
   /**

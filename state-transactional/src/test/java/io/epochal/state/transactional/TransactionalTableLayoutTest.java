@@ -9,9 +9,9 @@ import io.epochal.codec.Codecs;
 import io.epochal.errors.StateAheadException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.MapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
 import io.epochal.state.ValueUpdater;
+import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.Column;
 import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.KeyCodec;
@@ -28,7 +28,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class TransactionalTableLayoutTest {
-  private static final StateContext CTX = new StateContext("p", "counts", 0, 1);
   private static final byte[] META = {0};
 
   private static ValueUpdater<Long> plus(long n) {
@@ -56,16 +55,18 @@ class TransactionalTableLayoutTest {
   void shouldStoreRowsHashKeyValueTxid() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     TableBackedStateFactory<MapState<String, Long>> f =
         TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.TRANSACTIONAL, f.kind());
     assertTrue(cps.commitsAtomicallyWith(f));
-    MapState<String, Long> map = f.makeState(CTX);
+    MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     cps.load("p");
+    epochs.open(1);
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(3)));
     map.commit(1);
-    cps.commit("p", 1, META);
+    epochs.commit(META);
     Row row = scan(store).get(0);
     assertEquals(List.of(Column.required("value", ColumnType.BYTES), Column.required("txid", ColumnType.INT64)),
         row.schema().valueColumns());
@@ -78,15 +79,22 @@ class TransactionalTableLayoutTest {
   void shouldSkipABatchTheTableAlreadyHoldsOnThePerKeyProtocol() {
     TableStore store = perKeyStore();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> first = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
-        .makeState(CTX);
+        .makeState(epochs.context("counts", 0, 1));
+    epochs.open(1);
     first.beginCommit(1);
     first.multiUpdate(1, Map.of("a", plus(1)));
     first.abort(1);
+    TableCheckpointStore restarted = TableCheckpointStore.on(store);
+    ManualEpochs replays = new ManualEpochs(restarted, "p");
     MapState<String, Long> replay = TransactionalTableLayout
-        .factory(TableCheckpointStore.on(store), KeyCodec.strings(), Codecs.longs()).makeState(CTX);
+        .factory(restarted, KeyCodec.strings(), Codecs.longs()).makeState(replays.context("counts", 0, 1));
+    replays.open(1);
     replay.beginCommit(1);
     assertEquals(Map.of("a", 1L), replay.multiUpdate(1, Map.of("a", plus(1))), "txid 1 is already in the row");
+    replays.abort();
+    replays.open(2);
     replay.beginCommit(2);
     assertEquals(Map.of("a", 2L), replay.multiUpdate(2, Map.of("a", plus(1))));
   }
@@ -95,16 +103,19 @@ class TransactionalTableLayoutTest {
   void shouldForgetAFailedAttemptOnTheEpochProtocol() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
-        .makeState(CTX);
+        .makeState(epochs.context("counts", 0, 1));
+    epochs.open(1);
     map.beginCommit(1);
     map.multiUpdate(1, Map.of("a", plus(1)));
     map.abort(1);
-    cps.abort("p", 1);
+    epochs.abort();
+    epochs.open(1);
     map.beginCommit(1);
     assertEquals(Map.of("a", 5L), map.multiUpdate(1, Map.of("a", plus(5))), "a re-cut replay applies afresh");
     map.commit(1);
-    cps.commit("p", 1, META);
+    epochs.commit(META);
     assertEquals(5L, Codecs.longs().decode(scan(store).get(0).getBytes("value")));
   }
 
@@ -112,11 +123,13 @@ class TransactionalTableLayoutTest {
   void shouldReportUndecodableBytesWithTheStoredTxidAndOverwriteNothing() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
-        .makeState(CTX);
+        .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), new byte[] {1, 2, 3}, 7L);
     put(store, corrupt);
+    epochs.open(8);
     map.beginCommit(8);
     StateCorruptedException e = assertThrows(StateCorruptedException.class,
         () -> map.multiUpdate(8, Map.of("bad", plus(1))));
@@ -131,10 +144,12 @@ class TransactionalTableLayoutTest {
   void shouldStopWhenTheTableIsAheadOfTheBatch() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
-        .makeState(CTX);
+        .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     put(store, Row.of(t.schema().key("a"), Codecs.longs().encode(4L), 9L));
+    epochs.open(3);
     map.beginCommit(3);
     StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiUpdate(3, Map.of("a", plus(1))));
     assertEquals(9, e.storedTxid());
@@ -145,20 +160,25 @@ class TransactionalTableLayoutTest {
   void shouldDeleteEmptyRowsOnTheEpochProtocolButKeepTheirTxidOnThePerKeyProtocol() {
     for (TableStore store : List.of(TableStores.inMemory(), perKeyStore())) {
       TableCheckpointStore cps = TableCheckpointStore.on(store);
+      ManualEpochs epochs = new ManualEpochs(cps, "p");
       MapState<String, Long> map = TransactionalTableLayout.factory(
-          TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L)).makeState(CTX);
+          TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L))
+          .makeState(epochs.context("counts", 0, 1));
+      epochs.open(1);
       map.beginCommit(1);
       map.multiUpdate(1, Map.of("a", plus(1)));
       map.commit(1);
-      cps.commit("p", 1, META);
+      epochs.commit(META);
+      epochs.open(2);
       map.beginCommit(2);
       map.multiUpdate(2, Map.of("a", plus(-1)));
       map.commit(2);
-      cps.commit("p", 2, META);
+      epochs.commit(META);
       if (cps.protocol() == io.epochal.store.table.CommitProtocol.EPOCH) {
         assertEquals(List.of(), scan(store), "an empty state is an absent row");
       } else {
         assertEquals(2L, scan(store).get(0).getLong("txid"), "the per-key protocol needs the txid of an empty row");
+        epochs.open(2);
         map.beginCommit(2);
         assertEquals(Map.of("a", 0L), map.multiUpdate(2, Map.of("a", plus(-1))), "a replay must not apply twice");
       }

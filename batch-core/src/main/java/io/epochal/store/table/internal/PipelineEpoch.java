@@ -33,7 +33,7 @@ public final class PipelineEpoch implements EpochBuffer {
   private final Lease lease;
   /** Buffered writes per table path, in first-write order. Guarded by {@code this}. */
   private final LinkedHashMap<String, Buffered> buffer = new LinkedHashMap<>();
-  /** The txid the buffered writes were declared for through {@code epoch(pipeline, txid)}, else UNTAGGED. */
+  /** The txid the buffered writes were declared for through {@code openEpoch(pipeline, attempt)}, else UNTAGGED. */
   private long tag = UNTAGGED;
 
   private static final class Buffered {
@@ -59,6 +59,11 @@ public final class PipelineEpoch implements EpochBuffer {
   @Override
   public CommitProtocol protocol() {
     return epochs.protocol();
+  }
+
+  @Override
+  public io.epochal.store.table.TableStore store() {
+    return epochs.store();
   }
 
   /** @return the lease this pipeline writes under */

@@ -1,15 +1,20 @@
 package io.epochal.store.table.internal;
 
+import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateCorruptedException;
+import io.epochal.state.Epoch;
 import io.epochal.state.IBackingMap;
+import io.epochal.state.StateContext;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.CommitProtocol;
+import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -35,20 +40,53 @@ import java.util.OptionalLong;
  * @param <C> the cell type
  */
 public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
-  private final Epochs epochs;
+  private final TableStore store;
+  private final StateContext context;
   private final String pipeline;
   private final Table table;
   private final KeyCodec<K> keys;
   private final CellLayout<C> layout;
   private final boolean deleteEmpty;
 
-  public TableBackingMap(Epochs epochs, String pipeline, Table table, KeyCodec<K> keys, CellLayout<C> layout) {
-    this.epochs = Objects.requireNonNull(epochs, "epochs");
-    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+  /**
+   * @param store the table store holding {@code table}
+   * @param protocol the protocol of the checkpoint store the state was made with
+   * @param context the state's context, bound to the pipeline's epochs by the engine
+   */
+  public TableBackingMap(TableStore store, CommitProtocol protocol, StateContext context, Table table, KeyCodec<K> keys,
+      CellLayout<C> layout) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.context = Objects.requireNonNull(context, "context");
+    this.pipeline = context.pipeline();
     this.table = Objects.requireNonNull(table, "table");
     this.keys = Objects.requireNonNull(keys, "keys");
     this.layout = Objects.requireNonNull(layout, "layout");
-    this.deleteEmpty = epochs.protocol() == CommitProtocol.EPOCH || layout.txidColumn().isEmpty();
+    this.deleteEmpty = Objects.requireNonNull(protocol, "protocol") == CommitProtocol.EPOCH
+        || layout.txidColumn().isEmpty();
+  }
+
+  /**
+   * The staging of the epoch open now, or empty outside an epoch (then reads see the committed rows).
+   *
+   * @throws EpochalException (not retryable) if the epoch stages no rows of this table's store: the pipeline's
+   *     checkpoint store is not the table checkpoint store the state was made with
+   */
+  private Optional<EpochBuffer> staging() {
+    Optional<Epoch> open = context.openEpoch();
+    if (open.isEmpty()) {
+      return Optional.empty();
+    }
+    Epoch epoch = open.get();
+    Optional<EpochBuffer> buffer = epoch.staging(EpochBuffer.class);
+    if (buffer.isEmpty() || buffer.get().store() != store) {
+      throw new EpochalException("state '" + context.stateName() + "' of pipeline '" + pipeline + "' writes table "
+          + table.path() + " on " + store.describe() + ", but the pipeline's " + epoch + " stages "
+          + (buffer.isEmpty() ? "no table rows" : "rows of " + buffer.get().store().describe()) + ". Build the "
+          + "pipeline with .checkpointStore(...) set to the table checkpoint store the state was made with (a "
+          + "CheckpointStore wrapper must return CheckpointEpoch.through(this, wrapped.openEpoch(..)))", null, false,
+          ErrorContext.of(table.path(), null).withPipeline(pipeline).withTxid(epoch.txid()));
+    }
+    return buffer;
   }
 
   @Override
@@ -62,7 +100,9 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
       return Map.of();
     }
     List<TableKey> tableKeys = new ArrayList<>(byKey.keySet());
-    List<Optional<Row>> rows = epochs.pipeline(pipeline).lookup(table, tableKeys);
+    Optional<EpochBuffer> buffer = staging();
+    List<Optional<Row>> rows = buffer.isPresent() ? buffer.get().lookup(table, tableKeys)
+        : store.lookup(table, tableKeys);
     Map<K, C> out = new HashMap<>(Math.max(16, rows.size() * 2));
     for (int i = 0; i < tableKeys.size(); i++) {
       if (rows.get(i).isPresent()) {
@@ -89,7 +129,9 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
         upserts.add(row.build());
       }
     }
-    epochs.pipeline(pipeline).write(table, upserts, deletes);
+    staging().orElseThrow(() -> new IllegalStateException("state '" + context.stateName() + "' of pipeline '"
+        + pipeline + "' writes table " + table.path() + " outside an epoch: states are written only in a batch's "
+        + "commit phase")).write(table, upserts, deletes);
   }
 
   /**
@@ -136,7 +178,7 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
 
   @Override
   public String describe() {
-    return "table " + table.path() + " (" + layout.id() + ") on " + epochs.store().describe();
+    return "table " + table.path() + " (" + layout.id() + ") on " + store.describe();
   }
 
   @Override

@@ -78,7 +78,8 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
     String path = tablePath(context.pipeline(), context.stateName());
     epochs.claim(path, "state '" + context.stateName() + "' of pipeline '" + context.pipeline() + "'");
     Table table = epochs.store().openTable(schema(path));
-    TableBackingMap<K, C> backing = new TableBackingMap<>(epochs, context.pipeline(), table, keys, layout);
+    TableBackingMap<K, C> backing = new TableBackingMap<>(epochs.store(), epochs.protocol(), context, table, keys,
+        layout);
     return Objects.requireNonNull(rule.apply(backing, path), "the state rule returned null");
   }
 

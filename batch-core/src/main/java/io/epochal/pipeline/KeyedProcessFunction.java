@@ -1,0 +1,32 @@
+package io.epochal.pipeline;
+
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.State;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A keyed processor over a state ({@link GroupedStream#process}): for every partition with records in a batch, inside
+ * the state's {@code beginCommit..commit}, {@link #begin} once with the partition's keys, then {@link #process} once
+ * per key with that key's records (in emission order). The keys are those {@code groupBy} computed: the key function
+ * runs once per record. Every record emitted through {@code out} is attached to the key being processed.
+ *
+ * @param <S> the state type
+ * @param <K> the key type
+ * @param <T> the input record type
+ * @param <R> the output record type
+ * @since 0.3.0
+ */
+public interface KeyedProcessFunction<S extends State, K, T, R> {
+
+  /** Called once per partition and batch attempt before any {@link #process}, e.g. to load the keys in bulk. */
+  default void begin(S state, BatchAttempt batch, List<K> keys) {
+  }
+
+  /**
+   * Processes one key's records of the batch; emits zero or more records for that key.
+   *
+   * @param out takes the emitted records; a null record is an {@link io.epochal.errors.InvalidRecordException}
+   */
+  void process(S state, BatchAttempt batch, K key, List<T> records, Consumer<? super R> out);
+}

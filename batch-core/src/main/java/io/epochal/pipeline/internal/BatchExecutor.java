@@ -1,0 +1,384 @@
+package io.epochal.pipeline.internal;
+
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.InvalidRecordException;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.Epoch;
+import io.epochal.state.EpochSource;
+import io.epochal.state.State;
+import io.epochal.state.StateContext;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the phases of one batch over the graph: the process phase (every stateless node before the first state access
+ * and the pre-aggregation fed by them, possibly on the pool while earlier batches commit) and the commit phase (the
+ * remaining nodes in declaration order, state nodes per partition in parallel). Owns the states (one per written
+ * state and partition) and the worker pool. Called by the coordinator thread; the process phase of several batches
+ * may run on the pool at once (it touches no state). Internal.
+ */
+final class BatchExecutor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BatchExecutor.class);
+
+  private final String pipeline;
+  private final int partitions;
+  private final List<Node> nodes;
+  private final Map<String, State[]> states = new HashMap<>();
+  private final List<Node.SinkNode> sinks = new ArrayList<>();
+  private final ExecutorService pool;
+  /**
+   * Per node id: whether the commit phase reads the node's process-phase output. The others are dropped as soon as
+   * the process phase ends, so a batch waiting for its commit holds only what its commit reads (typically the
+   * pre-aggregated parts), not its records: less for the garbage collector to copy.
+   */
+  private final boolean[] keptForCommit;
+  /** Per node id: whether another node consumes the node's output (an aggregate's new values). */
+  private final boolean[] consumed;
+  /** The epoch of the batch in its commit phase, null between commit phases; read by the states' contexts. */
+  private volatile Epoch epoch;
+  private final EpochSource epochs = () -> Optional.ofNullable(epoch);
+
+  BatchExecutor(String pipeline, int partitions, int threads, List<Node> nodes) {
+    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+    this.partitions = partitions;
+    this.nodes = nodes;
+    for (Node node : nodes) {
+      if (node instanceof Node.StateNode s && s.writes) {
+        State[] parts = new State[partitions];
+        for (int p = 0; p < parts.length; p++) {
+          parts[p] = Objects.requireNonNull(
+              s.factory.makeState(new StateContext(pipeline, s.stateName, p, parts.length, epochs)),
+              "state factory of '" + s.stateName + "' returned null");
+        }
+        states.put(s.stateName, parts);
+      } else if (node instanceof Node.SinkNode sink) {
+        sinks.add(sink);
+      }
+    }
+    this.pool = threads > 1 ? Executors.newFixedThreadPool(threads, daemonThreads(pipeline)) : null;
+    this.keptForCommit = new boolean[nodes.size()];
+    this.consumed = new boolean[nodes.size()];
+    for (Node node : nodes) {
+      if (node.parent == null) {
+        continue;
+      }
+      consumed[node.parent.id] = true;
+      if (!node.preState && !(node instanceof Node.Aggregate && node.parent.preState)) {
+        keptForCommit[node.parent.id] = true;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- process phase
+
+  /** Schedules the process phase of an emitted batch: at once without a pool, else on it. */
+  Future<Object[]> process(List<Object> records, ErrorContext ctx) {
+    if (pool == null) {
+      try {
+        return CompletableFuture.completedFuture(processPhase(records, ctx));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return CompletableFuture.supplyAsync(() -> processPhase(records, ctx), pool);
+  }
+
+  /** Runs every node that needs no state, plus the pre-aggregation of aggregates fed by such nodes. */
+  private Object[] processPhase(List<Object> records, ErrorContext ctx) {
+    Object[] outputs = new Object[nodes.size()];
+    for (Node node : nodes) {
+      if (node instanceof Node.Source) {
+        outputs[node.id] = records;
+      } else if (node.preState && node instanceof Node.Stateless op) {
+        outputs[node.id] = op.apply(outputs[node.parent.id], ctx);
+      } else if (node instanceof Node.Aggregate agg && agg.parent.preState) {
+        outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id], ctx));
+      }
+    }
+    for (Node node : nodes) {
+      if (node.preState && !keptForCommit[node.id]) {
+        outputs[node.id] = null; // nothing in the commit phase reads it
+      }
+    }
+    return outputs;
+  }
+
+  /** Marks a pre-aggregated input waiting for the commit phase. */
+  private record PreAggregated(List<Map<Object, Object>> parts) {
+  }
+
+  // ---------------------------------------------------------------- commit phase
+
+  /**
+   * Runs every node after the process phase, in declaration order, in {@code epoch}: the states see it as their
+   * context's epoch until {@link #endEpoch()}.
+   */
+  void commitPhase(Object[] outputs, Epoch epoch, ErrorContext ctx) {
+    this.epoch = epoch;
+    BatchAttempt batch = epoch.attempt();
+    for (Node node : nodes) {
+      if (node instanceof Node.Source || node.preState) {
+        continue;
+      }
+      Object input = outputs[node.parent.id];
+      if (node instanceof Node.Stateless op) {
+        outputs[node.id] = op.apply(input, ctx);
+      } else if (node instanceof Node.Aggregate agg) {
+        List<Map<Object, Object>> pre = outputs[node.id] instanceof PreAggregated p ? p.parts()
+            : agg.preAggregate(input, ctx);
+        outputs[node.id] = applyAggregate(agg, batch, pre, ctx);
+      } else if (node instanceof Node.Persist persist) {
+        applyPersist(persist, batch, input);
+        outputs[node.id] = List.of();
+      } else if (node instanceof Node.Query query) {
+        outputs[node.id] = applyQuery(query, batch, input, ctx);
+      } else if (node instanceof Node.KeyedProcess process) {
+        outputs[node.id] = applyProcess(process, batch, (KeyedBatch) input);
+      } else if (node instanceof Node.SinkNode sink) {
+        applySink(sink, epoch, input);
+        outputs[node.id] = List.of();
+      } else {
+        throw new IllegalStateException("unexpected node " + node);
+      }
+    }
+  }
+
+  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts,
+      ErrorContext ctx) {
+    State[] partStates = states.get(agg.stateName);
+    List<List<Object>> outs = emptyParts(parts.size());
+    boolean keepNewValues = consumed[agg.id];
+    forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
+      State state = partStates[p];
+      state.beginCommit(batch.txid());
+      outs.set(p, agg.applyPartition(state, batch, parts.get(p), keepNewValues, ctx));
+      state.commit(batch.txid());
+    });
+    return concat(outs);
+  }
+
+  private void applyPersist(Node.Persist persist, BatchAttempt batch, Object input) {
+    List<List<Object>> parts = partitionRecords(input);
+    State[] partStates = states.get(persist.stateName);
+    forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
+      State state = partStates[p];
+      state.beginCommit(batch.txid());
+      persist.applyPartition(state, batch, parts.get(p));
+      state.commit(batch.txid());
+    });
+  }
+
+  /** Runs a keyed processor per partition; the outputs stay in their key's partition (a grouped output). */
+  private KeyedBatch applyProcess(Node.KeyedProcess process, BatchAttempt batch, KeyedBatch input) {
+    State[] partStates = states.get(process.stateName);
+    KeyedBatch out = new KeyedBatch(input.partitions());
+    forEachPartition(input.partitions(), p -> !input.records.get(p).isEmpty(), p -> {
+      State state = partStates[p];
+      state.beginCommit(batch.txid());
+      process.applyPartition(state, batch, input.keys.get(p), input.records.get(p), out.keys.get(p),
+          out.records.get(p));
+      state.commit(batch.txid());
+    });
+    return out;
+  }
+
+  /** Stages the batch's records in a sink: per partition in parallel for a partitioned sink, else in one call. */
+  @SuppressWarnings("unchecked")
+  private void applySink(Node.SinkNode node, Epoch epoch, Object input) {
+    if (node.sink instanceof io.epochal.sink.PartitionedSink<Object> partitioned) {
+      List<List<Object>> parts = partitionRecords(input);
+      forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(),
+          p -> partitioned.stage(epoch, p, Collections.unmodifiableList(parts.get(p))));
+      return;
+    }
+    List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
+    node.sink.stage(epoch, Collections.unmodifiableList(records));
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input, ErrorContext ctx) {
+    List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
+    List<List<Object>> parts = emptyParts(partitions);
+    ErrorContext where = ctx.withTable(query.stateName);
+    for (Object r : records) {
+      Object key = query.keyFn.apply(r);
+      if (key == null) {
+        throw new InvalidRecordException("stateQuery on state '" + query.stateName + "' got a null key for record "
+            + r + " (" + batch + ")", null, where);
+      }
+      int p;
+      try {
+        p = KeyPartitioner.partition(key, partitions);
+      } catch (InvalidRecordException e) {
+        throw Node.refusedKey(query, key, r, where, e);
+      }
+      parts.get(p).add(r);
+    }
+    State[] partStates = states.get(query.stateName);
+    List<List<Object>> outs = emptyParts(partitions);
+    forEachPartition(partitions, p -> !parts.get(p).isEmpty(),
+        p -> outs.set(p, query.applyPartition(partStates[p], batch, parts.get(p), ctx)));
+    return concat(outs);
+  }
+
+  /** A persist's input split by partition: by key for a grouped input, round-robin for a flat one. */
+  @SuppressWarnings("unchecked")
+  private List<List<Object>> partitionRecords(Object input) {
+    if (input instanceof KeyedBatch k) {
+      return k.records;
+    }
+    List<Object> records = (List<Object>) input;
+    List<List<Object>> parts = emptyParts(partitions);
+    for (int i = 0; i < records.size(); i++) {
+      parts.get(i % partitions).add(records.get(i));
+    }
+    return parts;
+  }
+
+  /** One empty, growable list per partition (stays a fixed-size list of lists: set() replaces an entry). */
+  private static List<List<Object>> emptyParts(int partitions) {
+    List<List<Object>> parts = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      parts.add(new ArrayList<>());
+    }
+    return parts;
+  }
+
+  private static List<Object> concat(List<List<Object>> parts) {
+    int size = 0;
+    for (List<Object> p : parts) {
+      size += p == null ? 0 : p.size();
+    }
+    List<Object> out = new ArrayList<>(size);
+    for (List<Object> p : parts) {
+      if (p != null) {
+        out.addAll(p);
+      }
+    }
+    return out;
+  }
+
+  /** Runs {@code task} for every partition selected, in parallel on the pool, and waits for all of them. */
+  private void forEachPartition(int count, IntPredicate selected, IntConsumer task) {
+    if (pool == null || count == 1) {
+      for (int p = 0; p < count; p++) {
+        if (selected.test(p)) {
+          task.accept(p);
+        }
+      }
+      return;
+    }
+    List<Future<?>> futures = new ArrayList<>(count);
+    for (int p = 0; p < count; p++) {
+      if (selected.test(p)) {
+        int partition = p;
+        futures.add(pool.submit(() -> task.accept(partition)));
+      }
+    }
+    Throwable first = null;
+    for (Future<?> f : futures) {
+      try {
+        f.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (first == null || cause instanceof Error && !(first instanceof Error)) {
+          first = cause instanceof RuntimeException || cause instanceof Error ? cause
+              : new EpochalException("a partition task failed: " + cause, cause, EpochalException.isRetryable(cause),
+                  ErrorContext.NONE.withPipeline(pipeline));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        first = first != null ? first : new EpochalException("interrupted while waiting for partitions", e, false,
+            ErrorContext.NONE.withPipeline(pipeline));
+      }
+    }
+    if (first != null) {
+      Coordinator.throwUnchecked(first);
+    }
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** The epoch of the commit phase ended (committed or aborted): the states see no epoch until the next one. */
+  void endEpoch() {
+    epoch = null;
+  }
+
+  /** The attempt of {@code txid} failed: every state and sink drops what the attempt cached or staged. */
+  void abort(long txid) {
+    epoch = null;
+    for (State[] parts : states.values()) {
+      for (State s : parts) {
+        try {
+          s.abort(txid);
+        } catch (RuntimeException e) {
+          LOG.warn("abort({}) of a state failed", txid, e);
+        }
+      }
+    }
+    for (Node.SinkNode s : sinks) {
+      try {
+        s.sink.abort(txid);
+      } catch (RuntimeException e) {
+        LOG.warn("abort({}) of sink '{}' ({}) failed", txid, s.sinkName, s.sink.describe(), e);
+      }
+    }
+  }
+
+  /**
+   * Batch {@code txid} is durable: every sink publishes what it staged. A sink that fails to publish is logged; the
+   * batch stays committed (an exactly-once external sink republishes from its staging after a restart).
+   */
+  void afterCommit(long txid) {
+    for (Node.SinkNode s : sinks) {
+      try {
+        s.sink.afterCommit(txid);
+      } catch (RuntimeException e) {
+        LOG.warn("sink '{}' ({}) failed to publish committed txid {}", s.sinkName, s.sink.describe(), txid, e);
+      }
+    }
+  }
+
+  /** Stops the pool and closes every closeable state. */
+  @Override
+  public void close() {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+    for (State[] parts : states.values()) {
+      for (State s : parts) {
+        if (s instanceof AutoCloseable c) {
+          try {
+            c.close();
+          } catch (Exception e) {
+            LOG.warn("closing a state of pipeline '{}' failed", pipeline, e);
+          }
+        }
+      }
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "epochal-" + name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

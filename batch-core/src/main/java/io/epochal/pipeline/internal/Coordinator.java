@@ -1,0 +1,444 @@
+package io.epochal.pipeline.internal;
+
+import io.epochal.errors.BatchFailedException;
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
+import io.epochal.errors.InvalidRecordException;
+import io.epochal.errors.StoreException;
+import io.epochal.pipeline.BatchReport;
+import io.epochal.pipeline.Guarantee;
+import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.PipelineListener;
+import io.epochal.pipeline.PipelineMetrics;
+import io.epochal.pipeline.RetryPolicy;
+import io.epochal.pipeline.RunSummary;
+import io.epochal.pipeline.Sleeper;
+import io.epochal.spout.BatchAttempt;
+import io.epochal.store.Checkpoint;
+import io.epochal.store.CheckpointEpoch;
+import io.epochal.store.CheckpointStore;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The coordinator of a built pipeline: the window of batches in flight, their metadata, the durable commit and the
+ * retries. The phases of a batch run in the {@link BatchExecutor}; the spout is reached through its
+ * {@link BatchSource}; the guarantee was checked by {@link GuaranteeCheck} when the pipeline was built.
+ *
+ * <p>Protocol, per batch: the coordinator fixes the batch's metadata (from the previous batch's, in txid order, on
+ * the coordinator thread), records it as pending for transactional spouts, emits it, and hands it to the executor's
+ * process phase (possibly overlapping up to {@code maxBatchesInFlight} batches). Then, strictly in txid order, the
+ * executor runs the commit phase and the coordinator records the batch as committed in the {@link CheckpointStore}.
+ * A failed attempt aborts every state, waits (backoff) and replays the same txid; for opaque and non-transactional
+ * spouts the batches in flight behind it are discarded and re-emitted after it, so no input range is ever emitted
+ * under two txids.
+ *
+ * <p>Failures: {@link EpochalException#isRetryable(Throwable)} decides. A retryable failure is replayed up to the
+ * {@link RetryPolicy}; any other (a typed non-retryable error, an {@link Error}, an I/O failure no retry fixes such as a
+ * full disk) stops the pipeline at its first occurrence, before any retry. Attempt numbers come from
+ * {@link AttemptNumbers}. Thread-safe (every public method is synchronized).
+ */
+public final class Coordinator implements Pipeline {
+  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+  static final String MDC_TXID = "epochal.txid";
+
+  /** Engine settings fixed by the builder. */
+  public record Config(String name, int partitions, int threads, int maxBatchesInFlight, RetryPolicy retryPolicy,
+      Guarantee guarantee, CheckpointStore checkpointStore, List<PipelineListener> listeners, Sleeper sleeper) {
+  }
+
+  private final Config config;
+  private final BatchSource source;
+  private final BatchExecutor executor;
+  private final AttemptNumbers attempts;
+  private final BatchSource.Pending pending;
+  private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+
+  private long committedTxid;
+  private Optional<Object> committedMeta;
+  private SortedMap<Long, byte[]> recoveredPending;
+  private boolean closed;
+  private boolean failed;
+
+  private long batchesCommitted;
+  private long failedAttempts;
+  private long recordsCommitted;
+  private long totalCommitNanos;
+  private long maxCommitNanos;
+
+  public Coordinator(Config config, Graph.Snapshot graph) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.source = BatchSource.of(graph.spout());
+    this.executor = new BatchExecutor(config.name(), config.partitions(), config.threads(), graph.nodes());
+    Checkpoint checkpoint = config.checkpointStore().load(config.name());
+    this.committedTxid = checkpoint.committedTxid();
+    this.committedMeta = checkpoint.hasCommitted()
+        ? Optional.of(source.decode(checkpoint.committedMetadata()))
+        : Optional.empty();
+    this.recoveredPending = checkpoint.pendingMetadata();
+    this.attempts = new AttemptNumbers(config.name(), config.checkpointStore(), checkpoint,
+        config.retryPolicy().maxAttempts(), config.maxBatchesInFlight());
+    this.pending = new BatchSource.Pending() {
+      @Override
+      public byte[] recovered(long txid) {
+        byte[] recovered = recoveredPending.get(txid);
+        if (recovered != null) {
+          LOG.info("pipeline '{}' replays recovered batch txid {} with its recorded metadata", config.name(), txid);
+        }
+        return recovered;
+      }
+
+      @Override
+      public void record(long txid, byte[] metadata) {
+        config.checkpointStore().recordPending(config.name(), txid, metadata);
+      }
+    };
+    if (checkpoint.hasCommitted()) {
+      LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
+          committedTxid, recoveredPending.size());
+    }
+  }
+
+  @Override
+  public String name() {
+    return config.name();
+  }
+
+  @Override
+  public Guarantee guarantee() {
+    return config.guarantee();
+  }
+
+  @Override
+  public RunSummary runUntilIdle() {
+    return run(Long.MAX_VALUE);
+  }
+
+  @Override
+  public synchronized RunSummary run(long maxBatches) {
+    if (maxBatches < 0) {
+      throw new IllegalArgumentException("maxBatches must be >= 0, was " + maxBatches);
+    }
+    if (closed) {
+      throw new IllegalStateException("pipeline '" + config.name() + "' is closed");
+    }
+    if (failed) {
+      throw new IllegalStateException("pipeline '" + config.name() + "' stopped after a failure; build a new "
+          + "pipeline over the same stores to resume from the last committed txid");
+    }
+    long startTxid = committedTxid;
+    long startFailures = failedAttempts;
+    long records = 0;
+    long done = 0;
+    try {
+      while (done < maxBatches) {
+        fillWindow(maxBatches - done);
+        if (inFlight.isEmpty()) {
+          break;
+        }
+        InFlight head = inFlight.peekFirst();
+        MDC.put(MDC_TXID, Long.toString(head.txid));
+        try {
+          long started = System.nanoTime();
+          commitHead(head);
+          long nanos = System.nanoTime() - started;
+          inFlight.removeFirst();
+          done++;
+          records += head.records;
+          onCommitted(head, nanos);
+        } catch (RuntimeException | Error e) {
+          handleFailure(head, e);
+        } finally {
+          MDC.remove(MDC_TXID);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      failed = true;
+      discardInFlight();
+      throw e;
+    }
+    return new RunSummary(done == 0 ? 0 : startTxid + 1, committedTxid, done, failedAttempts - startFailures,
+        records);
+  }
+
+  @Override
+  public synchronized long lastCommittedTxid() {
+    return committedTxid;
+  }
+
+  @Override
+  public synchronized PipelineMetrics metrics() {
+    return new PipelineMetrics(batchesCommitted, failedAttempts, recordsCommitted, committedTxid, totalCommitNanos,
+        maxCommitNanos);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    discardInFlight();
+    executor.close();
+    source.close();
+  }
+
+  // ---------------------------------------------------------------- window, emission
+
+  private void fillWindow(long remaining) {
+    while (inFlight.size() < config.maxBatchesInFlight() && inFlight.size() < remaining) {
+      InFlight last = inFlight.peekLast();
+      if (last != null && last.meta.isEmpty()) {
+        return; // the last batch's emission failed: its metadata is unknown, nothing can follow it yet
+      }
+      long txid = committedTxid + inFlight.size() + 1;
+      Optional<Object> previous = last == null ? committedMeta : last.meta;
+      InFlight batch = new InFlight(txid);
+      MDC.put(MDC_TXID, Long.toString(txid));
+      try {
+        if (!start(batch, previous)) {
+          return;
+        }
+      } finally {
+        MDC.remove(MDC_TXID);
+      }
+      inFlight.addLast(batch);
+    }
+  }
+
+  /** Fixes the metadata of a new batch and emits it; false when the spout has nothing new. */
+  private boolean start(InFlight batch, Optional<Object> previous) {
+    try {
+      if (!source.open(batch, previous, pending)) {
+        return false;
+      }
+    } catch (RuntimeException e) {
+      batch.processed = CompletableFuture.failedFuture(e);
+      return true;
+    }
+    emitAndProcess(batch, previous);
+    return true;
+  }
+
+  /** Emits the batch (this attempt) on the coordinator thread, then schedules its process phase. */
+  private void emitAndProcess(InFlight batch, Optional<Object> previous) {
+    ErrorContext ctx = context(batch.txid);
+    try {
+      batch.attempt = attempts.next(batch.txid);
+      ListCollector out = new ListCollector(source.name(), batch.attemptId(), ctx);
+      source.emit(batch, previous, out, ctx);
+      batch.records = out.records.size();
+      batch.processed = executor.process(out.records, ctx);
+    } catch (RuntimeException e) {
+      batch.records = 0;
+      batch.processed = CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The pipeline and {@code txid}, for errors. */
+  private ErrorContext context(long txid) {
+    return ErrorContext.NONE.withPipeline(config.name()).withTxid(txid);
+  }
+
+  // ---------------------------------------------------------------- commit
+
+  /** Opens the head's epoch, runs its commit phase in it, and commits the epoch: the batch is durable. */
+  private void commitHead(InFlight head) {
+    Object[] outputs = awaitProcessed(head);
+    head.epoch = config.checkpointStore().openEpoch(config.name(), head.attemptId());
+    executor.commitPhase(outputs, head.epoch, context(head.txid));
+    commitEpoch(head);
+    head.epoch = null;
+    executor.endEpoch();
+  }
+
+  private Object[] awaitProcessed(InFlight head) {
+    try {
+      return head.processed.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new EpochalException("process phase of txid " + head.txid + " failed: " + cause, cause,
+          EpochalException.isRetryable(cause), context(head.txid));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EpochalException("interrupted while waiting for txid " + head.txid, e, false, context(head.txid));
+    }
+  }
+
+  /** The one call that makes a batch durable; a failure whose commit landed anyway (reply lost) counts as done. */
+  private void commitEpoch(InFlight head) {
+    CheckpointStore store = config.checkpointStore();
+    try {
+      head.epoch.commit(head.metaBytes);
+    } catch (RuntimeException e) {
+      Checkpoint reread;
+      try {
+        reread = store.load(config.name());
+      } catch (RuntimeException again) {
+        e.addSuppressed(again);
+        throw e;
+      }
+      if (reread.committedTxid() == head.txid) {
+        LOG.warn("pipeline '{}': checkpoint commit of txid {} reported {}, but the store shows it committed",
+            config.name(), head.txid, e.toString());
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private void onCommitted(InFlight head, long nanos) {
+    committedTxid = head.txid;
+    committedMeta = head.meta;
+    attempts.committed(head.txid);
+    if (!recoveredPending.isEmpty()) {
+      recoveredPending = recoveredPending.tailMap(head.txid + 1);
+    }
+    executor.afterCommit(head.txid);
+    batchesCommitted++;
+    recordsCommitted += head.records;
+    totalCommitNanos += nanos;
+    maxCommitNanos = Math.max(maxCommitNanos, nanos);
+    try {
+      source.success(head.txid);
+    } catch (RuntimeException e) {
+      LOG.warn("spout '{}' success({}) failed; the batch stays committed", source.name(), head.txid, e);
+    }
+    BatchReport report = new BatchReport(head.txid, head.tries, head.records, nanos);
+    for (PipelineListener l : config.listeners()) {
+      l.onBatchCommitted(report);
+    }
+  }
+
+  // ---------------------------------------------------------------- failures
+
+  private void handleFailure(InFlight head, Throwable error) {
+    abort(head);
+    if (!EpochalException.isRetryable(error)) {
+      Throwable stop = stopping(head, error);
+      LOG.error("pipeline '{}' stops at txid {} without retrying (no retry can fix this): {}", config.name(),
+          head.txid, stop.getMessage());
+      throwUnchecked(stop);
+    }
+    failedAttempts++;
+    BatchAttempt attempt = head.attemptId();
+    for (PipelineListener l : config.listeners()) {
+      l.onAttemptFailed(attempt, error);
+    }
+    if (head.tries >= config.retryPolicy().maxAttempts()) {
+      throw new BatchFailedException(config.name(), head.txid, head.tries, error);
+    }
+    LOG.warn("pipeline '{}' {} failed, replaying: {}", config.name(), attempt, error.toString());
+    try {
+      config.sleeper().sleep(config.retryPolicy().backoffAfter(head.tries));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatchFailedException(config.name(), head.txid, head.tries, e);
+    }
+    head.tries++;
+    if (!source.cutsBeforeEmission() || head.meta.isEmpty()) {
+      // Later batches were cut after this one's old emission: drop them, they are emitted again after it.
+      while (inFlight.size() > 1) {
+        InFlight dropped = inFlight.removeLast();
+        if (dropped.processed != null) {
+          dropped.processed.cancel(false);
+        }
+      }
+    }
+    if (head.meta.isEmpty() && source.cutsBeforeEmission()) {
+      // The coordinator part failed before the batch's metadata was fixed: fix it again for the same txid.
+      if (!start(head, committedMeta)) {
+        inFlight.removeFirst(); // no data any more: nothing was emitted under this txid
+      }
+      return;
+    }
+    emitAndProcess(head, committedMeta);
+  }
+
+  /** Aborts the head's attempt: its epoch (or, before its commit phase, the store's buffer), then every state. */
+  private void abort(InFlight head) {
+    CheckpointEpoch epoch = head.epoch;
+    head.epoch = null;
+    try {
+      if (epoch != null) {
+        epoch.abort();
+      } else {
+        config.checkpointStore().abort(config.name(), head.txid);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("abort({}) of the checkpoint store failed", head.txid, e);
+    }
+    executor.abort(head.txid);
+  }
+
+  private void discardInFlight() {
+    for (Iterator<InFlight> it = inFlight.iterator(); it.hasNext();) {
+      InFlight b = it.next();
+      if (b.processed != null) {
+        b.processed.cancel(false);
+      }
+      it.remove();
+    }
+  }
+
+  /**
+   * What a non-retryable failure surfaces as: itself, except an I/O failure no retry fixes that is not already an
+   * {@link EpochalException}, which becomes a non-retryable {@link StoreException} saying what to do (free disk space,
+   * remount read-write, ...) and naming the pipeline and txid, with the original as its cause.
+   */
+  private Throwable stopping(InFlight head, Throwable error) {
+    if (error instanceof EpochalException || error instanceof Error || !StoreException.isUnfixableIo(error)) {
+      return error;
+    }
+    return StoreException.io("Pipeline '" + config.name() + "' stopped at txid " + head.txid, error,
+        context(head.txid));
+  }
+
+  static void throwUnchecked(Throwable e) {
+    if (e instanceof RuntimeException re) {
+      throw re;
+    }
+    if (e instanceof Error err) {
+      throw err;
+    }
+    throw new EpochalException(e.toString(), e);
+  }
+
+  /** Collects emitted records; a null record is an error. */
+  private static final class ListCollector implements io.epochal.spout.Collector<Object> {
+    final List<Object> records = new ArrayList<>();
+    private final String spout;
+    private final BatchAttempt attempt;
+    private final ErrorContext context;
+
+    ListCollector(String spout, BatchAttempt attempt, ErrorContext context) {
+      this.spout = spout;
+      this.attempt = attempt;
+      this.context = context;
+    }
+
+    @Override
+    public void emit(Object record) {
+      if (record == null) {
+        throw new InvalidRecordException("spout '" + spout + "' emitted a null record in " + attempt, null, context);
+      }
+      records.add(record);
+    }
+  }
+}

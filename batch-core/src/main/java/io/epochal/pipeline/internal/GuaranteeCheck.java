@@ -1,0 +1,228 @@
+package io.epochal.pipeline.internal;
+
+import io.epochal.errors.GuaranteeNotDeliverableException;
+import io.epochal.pipeline.Guarantee;
+import io.epochal.spout.Spout;
+import io.epochal.spout.SpoutKind;
+import io.epochal.state.StateKind;
+import io.epochal.store.CheckpointStore;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether a pipeline delivers exactly-once, as data: one {@link Rule} per (spout kind, state kind, epoch atomicity),
+ * saying either that the pairing is exactly-once or which {@link Reason} it is not. The delivery mode (the requested
+ * {@link Guarantee}) then decides: {@code EXACTLY_ONCE} refuses a pairing that is not, a weaker guarantee is an
+ * explicit opt-in that only logs the reason. Stateless and thread-safe. Internal.
+ */
+public final class GuaranteeCheck {
+  private static final Logger LOG = LoggerFactory.getLogger(GuaranteeCheck.class);
+
+  private GuaranteeCheck() {
+  }
+
+  /** Why a pairing is not exactly-once; each renders today's user-facing message with the fix. */
+  public enum Reason {
+    /** A non-transactional state on the per-key protocol applies a replayed batch twice. */
+    NON_TRANSACTIONAL_STATE {
+      @Override
+      String message(String spout, String state) {
+        return spout + " writes " + state + ", which applies a replayed batch twice on the "
+            + "per-key protocol. Fix: use a TransactionalMap (with a transactional spout) or an OpaqueMap, "
+            + "or a store that commits state with the epoch atomically; or opt in to AT_LEAST_ONCE.";
+      }
+    },
+    /** A read-only state cannot be written at all. */
+    READ_ONLY_STATE {
+      @Override
+      String message(String spout, String state) {
+        return state + " is read-only and cannot be written. Fix: write a map state instead.";
+      }
+    },
+    /** A non-transactional spout cannot replay a failed batch. */
+    NON_TRANSACTIONAL_SPOUT {
+      @Override
+      String message(String spout, String state) {
+        return spout + " cannot replay a failed batch, so " + state + " may lose or change it. "
+            + "Fix: use a transactional or opaque spout, or opt in to AT_MOST_ONCE or AT_LEAST_ONCE.";
+      }
+    },
+    /** An opaque spout re-cuts a replay that a transactional state then skips or counts twice. */
+    OPAQUE_SPOUT_TRANSACTIONAL_STATE {
+      @Override
+      String message(String spout, String state) {
+        return spout + " may re-cut a replayed batch, and " + state + " skips keys it already "
+            + "wrote under that txid (losing records) or counts records twice across txids. Fix: use a "
+            + "transactional spout, or a store that commits state with the epoch atomically (RocksDB or "
+            + "YTsaurus epoch commit); or opt in to AT_LEAST_ONCE.";
+      }
+    },
+    /** An opaque spout re-cuts a replay, and an opaque state on the per-key protocol keeps dropped keys' values. */
+    OPAQUE_SPOUT_PER_KEY {
+      @Override
+      String message(String spout, String state) {
+        return spout + " may re-cut a replayed batch, and on the per-key (Trident) protocol "
+            + state + " keeps the failed attempt's value for every key the re-cut batch no longer contains, "
+            + "so the next batch counts those records again (Storm Trident has the same hole). Fix: use a "
+            + "transactional spout, or a store that commits state with the epoch atomically (RocksDB or "
+            + "YTsaurus epoch commit, or the in-memory table store); or opt in to AT_LEAST_ONCE.";
+      }
+    };
+
+    /**
+     * @param spout the spout as {@code spout 'name' (KIND)}
+     * @param state the state as {@code state 'name' (description)}
+     */
+    abstract String message(String spout, String state);
+  }
+
+  /**
+   * One row of the table.
+   *
+   * @param atomic whether the state commits atomically with the epoch (the epoch protocol)
+   * @param reason empty when the pairing is exactly-once
+   */
+  public record Rule(SpoutKind spout, StateKind state, boolean atomic, Optional<Reason> reason) {
+    public Rule {
+      Objects.requireNonNull(spout, "spout");
+      Objects.requireNonNull(state, "state");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** The table: every (spout kind, state kind, atomicity) exactly once. */
+  public static final List<Rule> RULES = List.of(
+      ok(SpoutKind.TRANSACTIONAL, StateKind.TRANSACTIONAL, false),
+      ok(SpoutKind.TRANSACTIONAL, StateKind.TRANSACTIONAL, true),
+      ok(SpoutKind.TRANSACTIONAL, StateKind.OPAQUE, false),
+      ok(SpoutKind.TRANSACTIONAL, StateKind.OPAQUE, true),
+      not(SpoutKind.TRANSACTIONAL, StateKind.NON_TRANSACTIONAL, false, Reason.NON_TRANSACTIONAL_STATE),
+      ok(SpoutKind.TRANSACTIONAL, StateKind.NON_TRANSACTIONAL, true),
+      not(SpoutKind.TRANSACTIONAL, StateKind.READ_ONLY, false, Reason.READ_ONLY_STATE),
+      not(SpoutKind.TRANSACTIONAL, StateKind.READ_ONLY, true, Reason.READ_ONLY_STATE),
+
+      not(SpoutKind.OPAQUE, StateKind.TRANSACTIONAL, false, Reason.OPAQUE_SPOUT_TRANSACTIONAL_STATE),
+      ok(SpoutKind.OPAQUE, StateKind.TRANSACTIONAL, true),
+      not(SpoutKind.OPAQUE, StateKind.OPAQUE, false, Reason.OPAQUE_SPOUT_PER_KEY),
+      ok(SpoutKind.OPAQUE, StateKind.OPAQUE, true),
+      not(SpoutKind.OPAQUE, StateKind.NON_TRANSACTIONAL, false, Reason.NON_TRANSACTIONAL_STATE),
+      ok(SpoutKind.OPAQUE, StateKind.NON_TRANSACTIONAL, true),
+      not(SpoutKind.OPAQUE, StateKind.READ_ONLY, false, Reason.READ_ONLY_STATE),
+      not(SpoutKind.OPAQUE, StateKind.READ_ONLY, true, Reason.READ_ONLY_STATE),
+
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.TRANSACTIONAL, false, Reason.NON_TRANSACTIONAL_SPOUT),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.TRANSACTIONAL, true, Reason.NON_TRANSACTIONAL_SPOUT),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.OPAQUE, false, Reason.NON_TRANSACTIONAL_SPOUT),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.OPAQUE, true, Reason.NON_TRANSACTIONAL_SPOUT),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.NON_TRANSACTIONAL, false, Reason.NON_TRANSACTIONAL_STATE),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.NON_TRANSACTIONAL, true, Reason.NON_TRANSACTIONAL_SPOUT),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.READ_ONLY, false, Reason.READ_ONLY_STATE),
+      not(SpoutKind.NON_TRANSACTIONAL, StateKind.READ_ONLY, true, Reason.READ_ONLY_STATE));
+
+  private static final Map<SpoutKind, Map<StateKind, Rule[]>> INDEX = index(RULES);
+
+  private static Rule ok(SpoutKind spout, StateKind state, boolean atomic) {
+    return new Rule(spout, state, atomic, Optional.empty());
+  }
+
+  private static Rule not(SpoutKind spout, StateKind state, boolean atomic, Reason reason) {
+    return new Rule(spout, state, atomic, Optional.of(reason));
+  }
+
+  private static Map<SpoutKind, Map<StateKind, Rule[]>> index(List<Rule> rules) {
+    Map<SpoutKind, Map<StateKind, Rule[]>> index = new EnumMap<>(SpoutKind.class);
+    for (Rule r : rules) {
+      Rule[] cell = index.computeIfAbsent(r.spout(), k -> new EnumMap<>(StateKind.class))
+          .computeIfAbsent(r.state(), k -> new Rule[2]);
+      int at = r.atomic() ? 1 : 0;
+      if (cell[at] != null) {
+        throw new IllegalStateException("guarantee table has two rules for " + r + " and " + cell[at]);
+      }
+      cell[at] = r;
+    }
+    for (SpoutKind s : SpoutKind.values()) {
+      for (StateKind k : StateKind.values()) {
+        Rule[] cell = index.getOrDefault(s, Map.of()).get(k);
+        if (cell == null || cell[0] == null || cell[1] == null) {
+          throw new IllegalStateException("guarantee table misses " + s + " x " + k);
+        }
+      }
+    }
+    return index;
+  }
+
+  /** The table's rule for one pairing. */
+  public static Rule rule(SpoutKind spout, StateKind state, boolean atomic) {
+    return INDEX.get(spout).get(state)[atomic ? 1 : 0];
+  }
+
+  /**
+   * Computes why an {@code EXACTLY_ONCE} pipeline could not deliver it: the first written state (in declaration
+   * order) whose pairing with the spout is not exactly-once.
+   *
+   * @return empty when exactly-once is deliverable
+   */
+  public static Optional<String> whyNotExactlyOnce(Graph.Snapshot graph, CheckpointStore checkpoints) {
+    Spout<?, ?> spout = graph.spout();
+    for (Node node : graph.nodes()) {
+      if (!(node instanceof Node.StateNode s) || !s.writes) {
+        continue;
+      }
+      Optional<Reason> reason = rule(spout.kind(), s.factory.kind(), checkpoints.commitsAtomicallyWith(s.factory))
+          .reason();
+      if (reason.isPresent()) {
+        return Optional.of(reason.get().message("spout '" + spout.name() + "' (" + spout.kind() + ")",
+            "state '" + s.stateName + "' (" + s.factory.describe() + ")"));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The written states that only become durable through a checkpoint store other than the pipeline's (they would
+   * lose their rows).
+   */
+  static List<String> misbound(Graph.Snapshot graph, CheckpointStore checkpoints) {
+    List<String> out = new ArrayList<>();
+    for (Node node : graph.nodes()) {
+      if (node instanceof Node.StateNode s && s.writes && s.factory.requiresAtomicCommit()
+          && !checkpoints.commitsAtomicallyWith(s.factory)) {
+        out.add("state '" + s.stateName + "' (" + s.factory.describe() + ")");
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Validates the requested guarantee (the delivery mode).
+   *
+   * @throws IllegalArgumentException if a state is bound to another checkpoint store than the pipeline's
+   * @throws GuaranteeNotDeliverableException if {@code EXACTLY_ONCE} is requested but not deliverable
+   */
+  public static void validate(String pipeline, Guarantee requested, Graph.Snapshot graph,
+      CheckpointStore checkpoints) {
+    List<String> misbound = misbound(graph, checkpoints);
+    if (!misbound.isEmpty()) {
+      throw new IllegalArgumentException("Pipeline '" + pipeline + "': " + misbound.get(0) + " buffers its rows "
+          + "until its own checkpoint store commits them, but the pipeline's checkpoint store is "
+          + checkpoints.describe() + ". Build the pipeline with .checkpointStore(...) set to the checkpoint store the "
+          + "state was made with.");
+    }
+    Optional<String> why = whyNotExactlyOnce(graph, checkpoints);
+    if (why.isEmpty()) {
+      return;
+    }
+    if (requested == Guarantee.EXACTLY_ONCE) {
+      throw new GuaranteeNotDeliverableException("Pipeline '" + pipeline + "' cannot deliver EXACTLY_ONCE: "
+          + why.get());
+    }
+    LOG.warn("pipeline '{}' runs {} by explicit opt-in; it is not exactly-once because: {}", pipeline, requested,
+        why.get());
+  }
+}

@@ -1,0 +1,31 @@
+package io.epochal.pipeline.internal;
+
+import io.epochal.spout.BatchAttempt;
+import io.epochal.store.CheckpointEpoch;
+import java.util.Optional;
+import java.util.concurrent.Future;
+
+/** One batch between its first emission and its commit. Used by the coordinator thread only. Internal. */
+final class InFlight {
+  final long txid;
+  /** The attempt number of the current emission; 0 before the first one. */
+  int attempt;
+  /** How many tries of this batch began (the retry policy counts them). */
+  int tries = 1;
+  /** The batch's metadata once known (transactional: fixed before emission; opaque: after emission). */
+  Optional<Object> meta = Optional.empty();
+  byte[] metaBytes;
+  /** How many records the current attempt emitted (the records themselves go to the process phase only). */
+  int records;
+  Future<Object[]> processed;
+  /** The epoch of the current attempt once its commit phase began, else null. */
+  CheckpointEpoch epoch;
+
+  InFlight(long txid) {
+    this.txid = txid;
+  }
+
+  BatchAttempt attemptId() {
+    return new BatchAttempt(txid, Math.max(1, attempt));
+  }
+}

@@ -1,0 +1,24 @@
+package io.epochal.sink;
+
+import io.epochal.state.Epoch;
+import java.util.List;
+
+/**
+ * A {@link Sink} staged partition by partition, in parallel: for a grouped stream the partitions are those of the
+ * keys ({@code farm_hash(key) mod partitions}), for a flat stream records are spread round-robin by position. Each
+ * partition with records is staged once per attempt; partitions may be staged concurrently.
+ *
+ * @param <T> the record type
+ * @since 0.3.0
+ */
+public interface PartitionedSink<T> extends Sink<T> {
+
+  /** Stages the records of one partition of attempt {@code epoch}; see {@link Sink#stage}. */
+  void stage(Epoch epoch, int partition, List<T> records);
+
+  /** Stages every record as partition 0. */
+  @Override
+  default void stage(Epoch epoch, List<T> records) {
+    stage(epoch, 0, records);
+  }
+}

@@ -1,0 +1,57 @@
+package io.epochal.state;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The base of an {@link IBackingMap} layer (metering, caching, fault injection): forwards every call, including the
+ * whole lifecycle ({@link #beginCommit}, {@link #commit}, {@link #abort}), to the wrapped map. Override what the layer
+ * changes and call {@code super} to keep forwarding. Thread-safety is the wrapped map's plus the subclass's.
+ *
+ * @param <K> the key type
+ * @param <C> the cell type
+ * @since 0.3.0
+ */
+public abstract class ForwardingBackingMap<K, C> implements IBackingMap<K, C> {
+  private final IBackingMap<K, C> delegate;
+
+  protected ForwardingBackingMap(IBackingMap<K, C> delegate) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+  }
+
+  /** @return the wrapped map */
+  public final IBackingMap<K, C> wrapped() {
+    return delegate;
+  }
+
+  @Override
+  public Map<K, C> multiGet(Collection<? extends K> keys) {
+    return delegate.multiGet(keys);
+  }
+
+  @Override
+  public void multiPut(Map<K, C> cells) {
+    delegate.multiPut(cells);
+  }
+
+  @Override
+  public void beginCommit(long txid) {
+    delegate.beginCommit(txid);
+  }
+
+  @Override
+  public void commit(long txid) {
+    delegate.commit(txid);
+  }
+
+  @Override
+  public void abort(long txid) {
+    delegate.abort(txid);
+  }
+
+  @Override
+  public String describe() {
+    return getClass().getSimpleName() + " over " + delegate.describe();
+  }
+}

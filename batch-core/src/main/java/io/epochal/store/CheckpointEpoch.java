@@ -1,0 +1,113 @@
+package io.epochal.store;
+
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.Epoch;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The epoch of one batch attempt as its checkpoint store opened it ({@link CheckpointStore#openEpoch}): the states
+ * of the batch stage in it, and {@link #commit(byte[])} is the one call that makes the batch durable (on a table
+ * store with atomic multi-table commit: every staged row, the spout metadata and the txid in one store transaction).
+ * {@link #abort()} drops what was staged. Thread-safe.
+ *
+ * @since 0.3.0
+ */
+public interface CheckpointEpoch extends Epoch {
+
+  /**
+   * Makes the batch durable with its spout metadata; drops pending metadata up to the txid.
+   *
+   * @throws io.epochal.errors.EpochalException (not retryable) if the txid is not the committed txid plus one
+   * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
+   *     coordinator re-reads the checkpoint
+   */
+  void commit(byte[] metadata);
+
+  /** The attempt failed: drops whatever was staged in this epoch. */
+  void abort();
+
+  /**
+   * The epoch of a store without staging: {@link #commit} is {@code store.commit(pipeline, txid, metadata)}.
+   *
+   * @param staging what the epoch stages in (empty for none)
+   */
+  static CheckpointEpoch of(CheckpointStore store, String pipeline, BatchAttempt attempt, Optional<?> staging) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(pipeline, "pipeline");
+    Objects.requireNonNull(attempt, "attempt");
+    Objects.requireNonNull(staging, "staging");
+    return new CheckpointEpoch() {
+      @Override
+      public String pipeline() {
+        return pipeline;
+      }
+
+      @Override
+      public BatchAttempt attempt() {
+        return attempt;
+      }
+
+      @Override
+      public <T> Optional<T> staging(Class<T> type) {
+        return staging.filter(type::isInstance).map(type::cast);
+      }
+
+      @Override
+      public void commit(byte[] metadata) {
+        store.commit(pipeline, attempt.txid(), Objects.requireNonNull(metadata, "metadata"));
+      }
+
+      @Override
+      public void abort() {
+        store.abort(pipeline, attempt.txid());
+      }
+
+      @Override
+      public String toString() {
+        return "epoch of pipeline '" + pipeline + "', " + attempt + " on " + store.describe();
+      }
+    };
+  }
+
+  /**
+   * The epoch {@code inner} (opened by a wrapped store) committed and aborted through {@code outer} (the wrapper):
+   * a {@link CheckpointStore} wrapper returns this from {@code openEpoch}, so its {@code commit} and {@code abort}
+   * still see the batch while the states keep the inner epoch's staging.
+   */
+  static CheckpointEpoch through(CheckpointStore outer, CheckpointEpoch inner) {
+    Objects.requireNonNull(inner, "inner");
+    CheckpointEpoch committer = of(outer, inner.pipeline(), inner.attempt(), Optional.empty());
+    return new CheckpointEpoch() {
+      @Override
+      public String pipeline() {
+        return inner.pipeline();
+      }
+
+      @Override
+      public BatchAttempt attempt() {
+        return inner.attempt();
+      }
+
+      @Override
+      public <T> Optional<T> staging(Class<T> type) {
+        return inner.staging(type);
+      }
+
+      @Override
+      public void commit(byte[] metadata) {
+        committer.commit(metadata);
+      }
+
+      @Override
+      public void abort() {
+        committer.abort();
+      }
+
+      @Override
+      public String toString() {
+        return inner + " through " + outer.describe();
+      }
+    };
+  }
+}

@@ -1,0 +1,81 @@
+package io.epochal.store;
+
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.Epoch;
+import io.epochal.state.EpochSource;
+import io.epochal.state.StateContext;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Opens and commits a pipeline's epochs by hand, as the engine does, for tests and benchmarks that drive states
+ * without a pipeline: make the states with {@link #context}, then per batch {@link #open(long)}, the states'
+ * {@code beginCommit → updates → commit}, and {@link #commit(byte[])} (or {@link #abort()}). Attempts of one txid are
+ * numbered 1, 2, ... Thread-safe for the states' reads of the current epoch; open, commit and abort from one thread.
+ *
+ * @since 0.3.0
+ */
+public final class ManualEpochs implements EpochSource {
+  private final CheckpointStore store;
+  private final String pipeline;
+  private final Map<Long, Integer> attempts = new HashMap<>();
+  private volatile CheckpointEpoch current;
+
+  /**
+   * @param store the checkpoint store whose epochs are opened (a table checkpoint store for table-backed states)
+   * @param pipeline the pipeline's name
+   */
+  public ManualEpochs(CheckpointStore store, String pipeline) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+  }
+
+  /** @return the context of partition {@code partition} of state {@code stateName}, bound to these epochs */
+  public StateContext context(String stateName, int partition, int partitions) {
+    return new StateContext(pipeline, stateName, partition, partitions, this);
+  }
+
+  /**
+   * Opens the next attempt of batch {@code txid}.
+   *
+   * @throws IllegalStateException if an epoch is open
+   */
+  public CheckpointEpoch open(long txid) {
+    if (current != null) {
+      throw new IllegalStateException(current + " is still open");
+    }
+    int attempt = attempts.merge(txid, 1, Integer::sum);
+    current = store.openEpoch(pipeline, new BatchAttempt(txid, attempt));
+    return current;
+  }
+
+  /** Commits the open epoch with {@code metadata}: the batch is durable; no epoch is open afterwards. */
+  public void commit(byte[] metadata) {
+    CheckpointEpoch e = requireOpen();
+    current = null;
+    e.commit(metadata);
+    attempts.remove(e.txid());
+  }
+
+  /** Aborts the open epoch; no epoch is open afterwards. */
+  public void abort() {
+    CheckpointEpoch e = requireOpen();
+    current = null;
+    e.abort();
+  }
+
+  @Override
+  public Optional<Epoch> current() {
+    return Optional.ofNullable(current);
+  }
+
+  private CheckpointEpoch requireOpen() {
+    CheckpointEpoch e = current;
+    if (e == null) {
+      throw new IllegalStateException("no epoch of pipeline '" + pipeline + "' is open");
+    }
+    return e;
+  }
+}
