@@ -6,7 +6,6 @@ import io.epochal.state.IBackingMap;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.RecordingBackingMap;
-import io.epochal.state.StateContext;
 import io.epochal.store.table.BackingMapLayer;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
@@ -87,9 +86,11 @@ class BackingMapContractsTest {
           return inner;
         }
       };
-      MapState<String, Long> state = TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs())
-          .layer(capture).nonTransactional().makeState(new StateContext("contract", "cells", 0, 1));
       checkpoints.load("contract");
+      io.epochal.store.ManualEpochs epochs = new io.epochal.store.ManualEpochs(checkpoints, "contract");
+      MapState<String, Long> state = TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs())
+          .layer(capture).nonTransactional().makeState(epochs.context("cells", 0, 1));
+      epochs.open(1); // table states are written inside the engine's epoch; the contract runs in batch 1's
       state.beginCommit(1);
       return (IBackingMap<String, Long>) captured.get();
     }
