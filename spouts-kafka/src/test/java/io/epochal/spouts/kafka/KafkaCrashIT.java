@@ -9,6 +9,7 @@ import io.epochal.spout.PartitionedMetadata;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.TableCheckpointStore;
+import io.epochal.testkit.process.ChildJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
