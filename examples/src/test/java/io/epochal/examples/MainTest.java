@@ -165,7 +165,9 @@ class MainTest {
     long replays = Long.parseLong(m.group(1).replace(",", ""));
     long injected = Long.parseLong(m.group(2).replace(",", ""));
     assertTrue(injected > 0, r::out);
-    assertTrue(replays >= injected, () -> "every injected failure fails an attempt: " + r.out());
+    // A fault after the checkpoint landed (reply lost) is resolved by re-reading the checkpoint, without a replay;
+    // every other injected fault fails an attempt. So: some replays, and none without an injected fault.
+    assertTrue(replays > 0 && replays <= injected, () -> "replays come from injected faults: " + r.out());
   }
 
   @Test

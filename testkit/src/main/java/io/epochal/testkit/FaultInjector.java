@@ -373,7 +373,7 @@ public final class FaultInjector {
           // The commit made at most prefix table writes, so all of them landed: the call fails after it.
           throw raise(inside, txid);
         }
-        Fault during = take(FaultPoint.DURING_CHECKPOINT_COMMIT);
+        Fault during = take(FaultPoint.DURING_CHECKPOINT_COMMIT, txid); // head already moved on to txid + 1
         if (during != null) {
           throw raise(during, txid);
         }
