@@ -10,9 +10,11 @@ import java.util.List;
  * was staged) or {@link #abort} when the attempt failed (drop it; the batch is replayed and staged again).
  *
  * <p>A sink that writes a table of the pipeline's table store stages its rows in the epoch
- * ({@code epoch.staging(EpochBuffer.class)}), so they commit inside the epoch; an external exactly-once sink (a Kafka
- * transactional outbox) stages its records under the txid and publishes them in {@link #afterCommit}, deduplicating
- * by txid after a restart. Partitions of a batch are staged in parallel through {@link PartitionedSink}.
+ * ({@code epoch.staging(EpochBuffer.class)}), so they commit inside the epoch. An external exactly-once sink is an
+ * {@link OutboxSink}: it stages its encoded records in the epoch's {@link io.epochal.store.Outbox}, which the
+ * checkpoint commit keeps with the batch, publishes them in {@link #afterCommit}, and after a restart publishes from
+ * the outbox what its {@link Publisher} had not published. Partitions of a batch are staged in parallel through
+ * {@link PartitionedSink}.
  *
  * <p>The engine calls {@code stage} for one batch at a time (strictly in txid order), {@code afterCommit} and
  * {@code abort} on the coordinator thread. Implementations must publish their effects safely.
@@ -23,12 +25,36 @@ import java.util.List;
 public interface Sink<T> {
 
   /**
+   * The pipeline starts: called once, on the coordinator thread, before the first batch is staged. A sink that
+   * publishes from the checkpoint's outbox ({@link OutboxSink}) publishes here what the previous process committed
+   * but did not publish. The default does nothing.
+   *
+   * @throws RuntimeException if the sink cannot start; the pipeline's run fails with it
+   */
+  default void open(SinkContext context) {
+  }
+
+  /**
+   * Whether this sink stages its outputs in the epoch's {@link io.epochal.store.Outbox} (kept in the checkpoint
+   * until published): a pipeline with such a sink is refused, when it is built, on a checkpoint store that
+   * {@linkplain io.epochal.store.CheckpointStore#keepsOutbox() keeps no outbox}. The default is false.
+   */
+  default boolean needsOutbox() {
+    return false;
+  }
+
+  /**
    * Stages the records of attempt {@code epoch} (in stream order; for a grouped stream, partition by partition).
    * Nothing staged may be visible before {@link #afterCommit}.
    */
   void stage(Epoch epoch, List<T> records);
 
-  /** The epoch of batch {@code txid} committed durably: publish what was staged for it. The default does nothing. */
+  /**
+   * The epoch of batch {@code txid} committed durably: publish what was staged for it. The default does nothing.
+   *
+   * @throws RuntimeException if publishing failed: the pipeline stops with a
+   *     {@link io.epochal.errors.SinkPublishException} (the batch stays committed)
+   */
   default void afterCommit(long txid) {
   }
 

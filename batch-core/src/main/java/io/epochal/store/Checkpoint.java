@@ -2,6 +2,7 @@ package io.epochal.store;
 
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -10,7 +11,8 @@ import java.util.TreeMap;
  * A pipeline's persisted progress: the last committed txid with the spout metadata of that batch, the metadata of
  * batches that were started but not committed (recorded for transactional spouts so that a replay after a crash
  * emits the same records under the same txid), and the attempt reservation that keeps attempt numbers growing across
- * restarts (see {@link CheckpointStore#reserveAttempts}).
+ * restarts (see {@link CheckpointStore#reserveAttempts}), and the outbox: the sink outputs of the committed batch,
+ * kept until the next commit so that a restart finishes publishing them ({@link CheckpointStore#keepsOutbox}).
  *
  * @param committedTxid the last committed txid, 0 if none
  * @param committedMetadata the encoded spout metadata of batch {@code committedTxid}; empty array if none
@@ -19,15 +21,17 @@ import java.util.TreeMap;
  * @param txidWindow no run of the pipeline started a txid more than this above the pipeline's committed txid of the
  *     time (its batches in flight), so no run started a txid above {@code committedTxid + txidWindow}; 0 if none was
  *     reserved
+ * @param outbox the sink outputs of batch {@code committedTxid} (empty when it had none, or its sinks keep no outbox)
  */
 public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata,
-    long attemptCeiling, long txidWindow) {
+    long attemptCeiling, long txidWindow, List<OutboxEntry> outbox) {
 
   /** The progress of a pipeline that never committed a batch. */
   public static final Checkpoint EMPTY = new Checkpoint(0, new byte[0], new TreeMap<>());
 
   /**
-   * @throws IllegalArgumentException if a number is negative or a pending txid is not after {@code committedTxid}
+   * @throws IllegalArgumentException if a number is negative, a pending txid is not after {@code committedTxid}, or
+   *     an outbox entry is not of batch {@code committedTxid}
    * @throws NullPointerException if an argument is null
    */
   public Checkpoint {
@@ -45,6 +49,18 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
           + committedTxid);
     }
     pendingMetadata = Collections.unmodifiableSortedMap(copy);
+    outbox = List.copyOf(Objects.requireNonNull(outbox, "outbox"));
+    for (OutboxEntry e : outbox) {
+      if (e.txid() != committedTxid) {
+        throw new IllegalArgumentException("outbox entry " + e + " is not of the committed txid " + committedTxid);
+      }
+    }
+  }
+
+  /** A checkpoint with an empty outbox. */
+  public Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata,
+      long attemptCeiling, long txidWindow) {
+    this(committedTxid, committedMetadata, pendingMetadata, attemptCeiling, txidWindow, List.of());
   }
 
   /** A checkpoint without an attempt reservation. */
@@ -55,20 +71,31 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   /** @return this checkpoint with the attempt reservation raised to at least the given values (never lowered) */
   public Checkpoint withReservation(long attemptCeiling, long txidWindow) {
     return new Checkpoint(committedTxid, committedMetadata, pendingMetadata,
-        Math.max(this.attemptCeiling, attemptCeiling), Math.max(this.txidWindow, txidWindow));
+        Math.max(this.attemptCeiling, attemptCeiling), Math.max(this.txidWindow, txidWindow), outbox);
   }
 
-  /** @return the checkpoint after committing batch {@code txid} with {@code metadata}, keeping the reservation */
+  /**
+   * @return the checkpoint after committing batch {@code txid} with {@code metadata} and no sink outputs, keeping the
+   *     reservation
+   */
   public Checkpoint committed(long txid, byte[] metadata) {
+    return committed(txid, metadata, List.of());
+  }
+
+  /**
+   * @return the checkpoint after committing batch {@code txid} with {@code metadata} and the batch's sink outputs
+   *     {@code outbox} (replacing the previous batch's), keeping the reservation
+   */
+  public Checkpoint committed(long txid, byte[] metadata, List<OutboxEntry> outbox) {
     return new Checkpoint(txid, metadata.clone(), new TreeMap<>(pendingMetadata.tailMap(txid + 1)), attemptCeiling,
-        txidWindow);
+        txidWindow, outbox);
   }
 
   /** @return this checkpoint with {@code metadata} recorded as pending for {@code txid}, keeping the reservation */
   public Checkpoint withPending(long txid, byte[] metadata) {
     TreeMap<Long, byte[]> pending = new TreeMap<>(pendingMetadata);
     pending.put(txid, metadata.clone());
-    return new Checkpoint(committedTxid, committedMetadata, pending, attemptCeiling, txidWindow);
+    return new Checkpoint(committedTxid, committedMetadata, pending, attemptCeiling, txidWindow, outbox);
   }
 
   /** @return whether any batch was ever committed */
@@ -80,7 +107,7 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   public boolean equals(Object o) {
     if (!(o instanceof Checkpoint other) || other.committedTxid != committedTxid
         || other.attemptCeiling != attemptCeiling || other.txidWindow != txidWindow
-        || !Arrays.equals(other.committedMetadata, committedMetadata)
+        || !Arrays.equals(other.committedMetadata, committedMetadata) || !other.outbox.equals(outbox)
         || !other.pendingMetadata.keySet().equals(pendingMetadata.keySet())) {
       return false;
     }
@@ -96,6 +123,6 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   @Override
   public String toString() {
     return "Checkpoint[committedTxid=" + committedTxid + ", metadata=" + committedMetadata.length + " bytes, pending="
-        + pendingMetadata.keySet() + ", attemptCeiling=" + attemptCeiling + ", txidWindow=" + txidWindow + "]";
+        + pendingMetadata.keySet() + ", attemptCeiling=" + attemptCeiling + ", txidWindow=" + txidWindow + ", outbox=" + outbox.size() + " entries]";
   }
 }

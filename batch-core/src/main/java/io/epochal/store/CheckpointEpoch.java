@@ -2,6 +2,7 @@ package io.epochal.store;
 
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.Epoch;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -22,7 +23,21 @@ public interface CheckpointEpoch extends Epoch {
    * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
    *     coordinator re-reads the checkpoint
    */
-  void commit(byte[] metadata);
+  default void commit(byte[] metadata) {
+    commit(metadata, List.of());
+  }
+
+  /**
+   * Makes the batch durable with its spout metadata and its sink outputs (the checkpoint's outbox, see
+   * {@link CheckpointStore#commit(String, long, byte[], List)}); drops pending metadata up to the txid.
+   *
+   * @throws io.epochal.errors.EpochalException (not retryable) if the txid is not the committed txid plus one
+   * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
+   *     coordinator re-reads the checkpoint
+   * @throws UnsupportedOperationException if {@code outbox} is not empty and the store keeps no outbox
+   * @since 0.4.0
+   */
+  void commit(byte[] metadata, List<OutboxEntry> outbox);
 
   /** The attempt failed: drops whatever was staged in this epoch. */
   void abort();
@@ -54,8 +69,9 @@ public interface CheckpointEpoch extends Epoch {
       }
 
       @Override
-      public void commit(byte[] metadata) {
-        store.commit(pipeline, attempt.txid(), Objects.requireNonNull(metadata, "metadata"));
+      public void commit(byte[] metadata, List<OutboxEntry> outbox) {
+        store.commit(pipeline, attempt.txid(), Objects.requireNonNull(metadata, "metadata"),
+            Objects.requireNonNull(outbox, "outbox"));
       }
 
       @Override
@@ -95,8 +111,8 @@ public interface CheckpointEpoch extends Epoch {
       }
 
       @Override
-      public void commit(byte[] metadata) {
-        committer.commit(metadata);
+      public void commit(byte[] metadata, List<OutboxEntry> outbox) {
+        committer.commit(metadata, outbox);
       }
 
       @Override

@@ -38,8 +38,37 @@ public interface CheckpointStore {
   void commit(String pipeline, long txid, byte[] metadata);
 
   /**
+   * Records batch {@code txid} as committed with its spout metadata and its sink outputs: the checkpoint's
+   * {@link Checkpoint#outbox()} becomes {@code outbox}, in the same atomic call (so a batch is never committed without
+   * its outputs, nor its outputs kept without it). Stores that {@link #keepsOutbox() keep an outbox} implement it;
+   * the default commits through {@link #commit(String, long, byte[])} when {@code outbox} is empty and throws
+   * {@link UnsupportedOperationException} otherwise. Wrappers must forward it.
+   *
+   * @throws io.epochal.errors.EpochalException (not retryable) if {@code txid} is not the committed txid plus one
+   * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown
+   * @since 0.4.0
+   */
+  default void commit(String pipeline, long txid, byte[] metadata, java.util.List<OutboxEntry> outbox) {
+    if (!outbox.isEmpty()) {
+      throw new UnsupportedOperationException(describe() + " keeps no outbox for sink outputs");
+    }
+    commit(pipeline, txid, metadata);
+  }
+
+  /**
+   * Whether {@link #commit(String, long, byte[], java.util.List)} keeps sink outputs in the checkpoint, which an
+   * exactly-once external sink ({@code io.epochal.sink.OutboxSink}) needs: a pipeline with such a sink on a store
+   * without an outbox is refused when it is built. The default is false; wrappers must forward it.
+   *
+   * @since 0.4.0
+   */
+  default boolean keepsOutbox() {
+    return false;
+  }
+
+  /**
    * Opens the epoch of attempt {@code attempt} of {@code pipeline}'s next batch: the states of the batch stage in it,
-   * and its {@link CheckpointEpoch#commit} makes the batch durable. The default epoch stages nothing and commits
+   * and its {@link CheckpointEpoch#commit(byte[], java.util.List)} makes the batch durable. The default epoch stages nothing and commits
    * through {@link #commit}. A store that stages state rows (a table checkpoint store) returns an epoch carrying its
    * staging; a wrapper must return {@code CheckpointEpoch.through(this, wrapped.openEpoch(..))} so that the states
    * keep the wrapped store's staging while commits pass through the wrapper.

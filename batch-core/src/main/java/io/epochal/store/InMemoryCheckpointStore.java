@@ -33,7 +33,14 @@ public final class InMemoryCheckpointStore implements CheckpointStore {
 
   @Override
   public void commit(String pipeline, long txid, byte[] metadata) {
+    commit(pipeline, txid, metadata, java.util.List.of());
+  }
+
+  /** {@inheritDoc} The outbox is kept in memory with the checkpoint. */
+  @Override
+  public void commit(String pipeline, long txid, byte[] metadata, java.util.List<OutboxEntry> outbox) {
     Objects.requireNonNull(metadata, "metadata");
+    Objects.requireNonNull(outbox, "outbox");
     checkpoints.compute(pipeline, (name, current) -> {
       Checkpoint base = current == null ? Checkpoint.EMPTY : current;
       if (txid != base.committedTxid() + 1) {
@@ -41,8 +48,13 @@ public final class InMemoryCheckpointStore implements CheckpointStore {
             + " out of order, last committed txid is " + base.committedTxid(), null, false,
             ErrorContext.NONE.withPipeline(pipeline).withTxid(txid));
       }
-      return base.committed(txid, metadata);
+      return base.committed(txid, metadata, outbox);
     });
+  }
+
+  @Override
+  public boolean keepsOutbox() {
+    return true;
   }
 
   @Override

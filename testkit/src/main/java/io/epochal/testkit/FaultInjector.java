@@ -355,19 +355,30 @@ public final class FaultInjector {
 
       @Override
       public void commit(String pipeline, long txid, byte[] metadata) {
+        commit(pipeline, txid, metadata, java.util.List.of());
+      }
+
+      @Override
+      public boolean keepsOutbox() {
+        return store.keepsOutbox();
+      }
+
+      @Override
+      public void commit(String pipeline, long txid, byte[] metadata,
+          java.util.List<io.epochal.store.OutboxEntry> outbox) {
         Fault before = take(FaultPoint.AFTER_STATE_WRITES);
         if (before != null) {
           throw raise(before, txid);
         }
         Fault zombie = takeLeasePoint();
         if (zombie != null) {
-          commitAsZombie(zombie, () -> store.commit(pipeline, txid, metadata), txid);
+          commitAsZombie(zombie, () -> store.commit(pipeline, txid, metadata, outbox), txid);
         }
         Fault inside = take(FaultPoint.INSIDE_CHECKPOINT_COMMIT);
         if (inside != null && !hookInstalled) {
           throw raise(inside, txid); // the store cannot fail midway: fail before it writes anything
         }
-        boolean landedUnderInside = commitThroughHook(inside, () -> store.commit(pipeline, txid, metadata), txid);
+        boolean landedUnderInside = commitThroughHook(inside, () -> store.commit(pipeline, txid, metadata, outbox), txid);
         head = txid + 1;
         if (landedUnderInside) {
           // The commit made at most prefix table writes, so all of them landed: the call fails after it.

@@ -87,14 +87,10 @@ class PipelineTestDriverTest {
   }
 
   /**
-   * Known gap, made visible by fixing the kit (the DURING_CHECKPOINT_COMMIT fault of txid t fired in the commit of
-   * txid t-1, so this crash never happened): when the process dies after batch 1's epoch commit landed and before its
-   * sink outputs were published, the next incarnation resumes after txid 1 and batch 1's outputs are never published
-   * (4 of 6 values arrive). Sinks need a durable outbox staged in the epoch and published on restart (issue 12,
-   * exactly-once outputs); until then this test stays disabled, on purpose visible.
+   * The process dies after batch 1's epoch commit landed and before its sink outputs were published: the next
+   * incarnation publishes them from the checkpoint's outbox before going on, so each committed batch's values arrive
+   * exactly once (without the outbox, 4 of 6 values arrived).
    */
-  @org.junit.jupiter.api.Disabled("known gap: outputs of a batch whose commit landed before a crash are not "
-      + "republished after the restart; needs the durable sink outbox (issue 12)")
   @Test
   void shouldRebuildThePipelineAfterACrashAndGoOn() {
     try (PipelineTestDriver<String> driver = wordCount()) {

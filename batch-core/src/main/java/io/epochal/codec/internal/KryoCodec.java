@@ -67,6 +67,7 @@ public final class KryoCodec<T> implements Codec<T> {
   private static final byte[] EMPTY = new byte[0];
 
   private final List<Class<?>> userClasses;
+  private final boolean registrationRequired;
   private final String id;
   private final Pool<Worker> pool;
 
@@ -78,7 +79,22 @@ public final class KryoCodec<T> implements Codec<T> {
    * @throws NullPointerException if {@code registered} or an element is {@code null}
    */
   public KryoCodec(Class<?>... registered) {
+    this(true, registered);
+  }
+
+  /**
+   * A Kryo codec that writes the class name of every value not pre-registered instead of requiring registration: its
+   * bytes decode only where the same classes exist (the same build of an application, across its restarts), which
+   * is what an in-memory test sink's outbox needs, and never what stored state needs. Id
+   * {@code "kryo:unregistered:v1"}.
+   */
+  public static <T> KryoCodec<T> unregistered() {
+    return new KryoCodec<>(false);
+  }
+
+  private KryoCodec(boolean registrationRequired, Class<?>... registered) {
     Objects.requireNonNull(registered, "registered");
+    this.registrationRequired = registrationRequired;
     Kryo probe = newJdkKryo();
     List<Class<?>> user = new ArrayList<>();
     Set<Class<?>> seen = new HashSet<>();
@@ -92,7 +108,7 @@ public final class KryoCodec<T> implements Codec<T> {
       }
     }
     this.userClasses = List.copyOf(user);
-    StringBuilder sb = new StringBuilder("kryo:v1:");
+    StringBuilder sb = new StringBuilder(registrationRequired ? "kryo:v1:" : "kryo:unregistered:v1");
     for (int i = 0; i < userClasses.size(); i++) {
       sb.append(i == 0 ? "" : ",").append(userClasses.get(i).getName());
     }
@@ -191,9 +207,9 @@ public final class KryoCodec<T> implements Codec<T> {
     return kryo;
   }
 
-  private static Kryo newJdkKryo() {
+  private Kryo newJdkKryo() {
     Kryo kryo = new Kryo();
-    kryo.setRegistrationRequired(true);
+    kryo.setRegistrationRequired(registrationRequired);
     kryo.setReferences(false);
     kryo.setMaxDepth(MAX_DEPTH);
     registerJdkTypes(kryo);

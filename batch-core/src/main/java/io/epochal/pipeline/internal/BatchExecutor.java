@@ -3,11 +3,14 @@ package io.epochal.pipeline.internal;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
+import io.epochal.errors.SinkPublishException;
+import io.epochal.sink.SinkContext;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.Epoch;
 import io.epochal.state.EpochSource;
 import io.epochal.state.State;
 import io.epochal.state.StateContext;
+import io.epochal.store.OutboxEntry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -126,10 +129,13 @@ final class BatchExecutor implements AutoCloseable {
 
   /**
    * Runs every node after the process phase, in declaration order, in {@code epoch}: the states see it as their
-   * context's epoch until {@link #endEpoch()}.
+   * context's epoch until {@link #endEpoch()}; each sink sees it with an outbox of its own when {@code outboxKept}.
+   *
+   * @return what the sinks staged in the outbox, for the checkpoint commit
    */
-  void commitPhase(Object[] outputs, Epoch epoch, ErrorContext ctx) {
+  List<OutboxEntry> commitPhase(Object[] outputs, Epoch epoch, boolean outboxKept, ErrorContext ctx) {
     this.epoch = epoch;
+    SinkOutbox outbox = new SinkOutbox(epoch, outboxKept);
     BatchAttempt batch = epoch.attempt();
     for (Node node : nodes) {
       if (node instanceof Node.Source || node.preState) {
@@ -150,12 +156,13 @@ final class BatchExecutor implements AutoCloseable {
       } else if (node instanceof Node.KeyedProcess process) {
         outputs[node.id] = applyProcess(process, batch, (KeyedBatch) input);
       } else if (node instanceof Node.SinkNode sink) {
-        applySink(sink, epoch, input);
+        applySink(sink, outbox.epochFor(sink.sinkName), input);
         outputs[node.id] = List.of();
       } else {
         throw new IllegalStateException("unexpected node " + node);
       }
     }
+    return outbox.entries();
   }
 
   private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts,
@@ -340,17 +347,67 @@ final class BatchExecutor implements AutoCloseable {
     }
   }
 
+  /** @return the sinks that stage in the checkpoint's outbox, as {@code "'name' (description)"} */
+  List<String> sinksNeedingOutbox() {
+    List<String> out = new ArrayList<>();
+    for (Node.SinkNode s : sinks) {
+      if (s.sink.needsOutbox()) {
+        out.add("'" + s.sinkName + "' (" + s.sink.describe() + ")");
+      }
+    }
+    return out;
+  }
+
   /**
-   * Batch {@code txid} is durable: every sink publishes what it staged. A sink that fails to publish is logged; the
-   * batch stays committed (an exactly-once external sink republishes from its staging after a restart).
+   * The pipeline starts after committed txid {@code committedTxid}, whose outputs the checkpoint kept in
+   * {@code outbox}: opens every sink with its part of it.
+   *
+   * @throws SinkPublishException if a sink fails to open (to publish what it recovered)
+   */
+  void openSinks(long committedTxid, List<OutboxEntry> outbox) {
+    for (Node.SinkNode s : sinks) {
+      List<OutboxEntry> mine = new ArrayList<>();
+      for (OutboxEntry e : outbox) {
+        if (e.sink().equals(s.sinkName)) {
+          mine.add(e);
+        }
+      }
+      try {
+        s.sink.open(new SinkContext(pipeline, s.sinkName, partitions, committedTxid, mine));
+      } catch (RuntimeException e) {
+        throw new SinkPublishException(pipeline, s.sinkName, committedTxid, e);
+      }
+    }
+    for (OutboxEntry e : outbox) {
+      if (sinks.stream().noneMatch(s -> s.sinkName.equals(e.sink()))) {
+        LOG.warn("pipeline '{}': the outbox holds {} of sink '{}', which the pipeline no longer declares; it is not"
+            + " published", pipeline, e, e.sink());
+      }
+    }
+  }
+
+  /**
+   * Batch {@code txid} is durable: every sink publishes what it staged (all of them, even after one failed).
+   *
+   * @throws SinkPublishException for the first sink that failed; the batch stays committed and its outputs stay in
+   *     the checkpoint's outbox
    */
   void afterCommit(long txid) {
+    SinkPublishException first = null;
     for (Node.SinkNode s : sinks) {
       try {
         s.sink.afterCommit(txid);
       } catch (RuntimeException e) {
-        LOG.warn("sink '{}' ({}) failed to publish committed txid {}", s.sinkName, s.sink.describe(), txid, e);
+        SinkPublishException failure = new SinkPublishException(pipeline, s.sinkName, txid, e);
+        if (first == null) {
+          first = failure;
+        } else {
+          first.addSuppressed(failure);
+        }
       }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 

@@ -3,6 +3,7 @@ package io.epochal.pipeline.internal;
 import io.epochal.errors.BatchFailedException;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
+import io.epochal.errors.GuaranteeNotDeliverableException;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StoreException;
 import io.epochal.pipeline.BatchReport;
@@ -17,6 +18,7 @@ import io.epochal.spout.BatchAttempt;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointEpoch;
 import io.epochal.store.CheckpointStore;
+import io.epochal.store.OutboxEntry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -67,6 +69,8 @@ public final class Coordinator implements Pipeline {
   private long committedTxid;
   private Optional<Object> committedMeta;
   private SortedMap<Long, byte[]> recoveredPending;
+  /** The outputs of the committed batch the checkpoint kept; handed to the sinks by the first run, then null. */
+  private List<OutboxEntry> recoveredOutbox;
   private boolean closed;
   private boolean failed;
 
@@ -86,6 +90,14 @@ public final class Coordinator implements Pipeline {
         ? Optional.of(source.decode(checkpoint.committedMetadata()))
         : Optional.empty();
     this.recoveredPending = checkpoint.pendingMetadata();
+    this.recoveredOutbox = checkpoint.outbox();
+    List<String> needOutbox = executor.sinksNeedingOutbox();
+    if (!needOutbox.isEmpty() && !config.checkpointStore().keepsOutbox()) {
+      throw new GuaranteeNotDeliverableException("Pipeline '" + config.name() + "': sink(s) " + needOutbox
+          + " keep their outputs in the checkpoint's outbox until published, but "
+          + config.checkpointStore().describe() + " keeps no outbox; use a checkpoint store that keeps one (the"
+          + " in-memory checkpoint store, a table checkpoint store)");
+    }
     this.attempts = new AttemptNumbers(config.name(), config.checkpointStore(), checkpoint,
         config.retryPolicy().maxAttempts(), config.maxBatchesInFlight());
     this.pending = new BatchSource.Pending() {
@@ -141,6 +153,10 @@ public final class Coordinator implements Pipeline {
     long records = 0;
     long done = 0;
     try {
+      if (recoveredOutbox != null) {
+        executor.openSinks(committedTxid, recoveredOutbox); // publishes what the last process did not
+        recoveredOutbox = null;
+      }
       while (done < maxBatches) {
         fillWindow(maxBatches - done);
         if (inFlight.isEmpty()) {
@@ -150,14 +166,17 @@ public final class Coordinator implements Pipeline {
         MDC.put(MDC_TXID, Long.toString(head.txid));
         try {
           long started = System.nanoTime();
-          commitHead(head);
+          try {
+            commitHead(head);
+          } catch (RuntimeException | Error e) {
+            handleFailure(head, e);
+            continue;
+          }
           long nanos = System.nanoTime() - started;
           inFlight.removeFirst();
           done++;
           records += head.records;
-          onCommitted(head, nanos);
-        } catch (RuntimeException | Error e) {
-          handleFailure(head, e);
+          onCommitted(head, nanos); // a sink that fails to publish stops the pipeline: the batch stays committed
         } finally {
           MDC.remove(MDC_TXID);
         }
@@ -256,8 +275,9 @@ public final class Coordinator implements Pipeline {
   private void commitHead(InFlight head) {
     Object[] outputs = awaitProcessed(head);
     head.epoch = config.checkpointStore().openEpoch(config.name(), head.attemptId());
-    executor.commitPhase(outputs, head.epoch, context(head.txid));
-    commitEpoch(head);
+    List<OutboxEntry> outbox = executor.commitPhase(outputs, head.epoch, config.checkpointStore().keepsOutbox(),
+        context(head.txid));
+    commitEpoch(head, outbox);
     head.epoch = null;
     executor.endEpoch();
   }
@@ -282,10 +302,10 @@ public final class Coordinator implements Pipeline {
   }
 
   /** The one call that makes a batch durable; a failure whose commit landed anyway (reply lost) counts as done. */
-  private void commitEpoch(InFlight head) {
+  private void commitEpoch(InFlight head, List<OutboxEntry> outbox) {
     CheckpointStore store = config.checkpointStore();
     try {
-      head.epoch.commit(head.metaBytes);
+      head.epoch.commit(head.metaBytes, outbox);
     } catch (RuntimeException e) {
       Checkpoint reread;
       try {
@@ -310,11 +330,16 @@ public final class Coordinator implements Pipeline {
     if (!recoveredPending.isEmpty()) {
       recoveredPending = recoveredPending.tailMap(head.txid + 1);
     }
-    executor.afterCommit(head.txid);
     batchesCommitted++;
     recordsCommitted += head.records;
     totalCommitNanos += nanos;
     maxCommitNanos = Math.max(maxCommitNanos, nanos);
+    RuntimeException unpublished = null;
+    try {
+      executor.afterCommit(head.txid);
+    } catch (RuntimeException e) {
+      unpublished = e;
+    }
     try {
       source.success(head.txid);
     } catch (RuntimeException e) {
@@ -323,6 +348,10 @@ public final class Coordinator implements Pipeline {
     BatchReport report = new BatchReport(head.txid, head.tries, head.records, nanos);
     for (PipelineListener l : config.listeners()) {
       l.onBatchCommitted(report);
+    }
+    if (unpublished != null) {
+      LOG.error("pipeline '{}' stops after committed txid {}: {}", config.name(), head.txid, unpublished.getMessage());
+      throw unpublished;
     }
   }
 

@@ -18,7 +18,8 @@ import java.util.UUID;
  * <p><b>Checkpoint table.</b> {@code <prefix>__epochal_checkpoints}, rows
  * {@code (hash, pipeline) -> committed_txid int64, metadata bytes, pending bytes}: the last committed txid with its
  * spout metadata, and (in {@code pending}) the metadata of started, uncommitted batches and the attempt reservation
- * ({@link #reserveAttempts}).
+ * ({@link #reserveAttempts}), and the outbox: the sink outputs of the committed batch until the next commit
+ * ({@link #keepsOutbox}).
  *
  * <p><b>Epochs.</b> The engine opens the epoch of every batch attempt with {@link #openEpoch}; its staging is the
  * pipeline's {@link EpochBuffer}, where the table-backed states of the batch (bound to the engine's epoch through
@@ -157,7 +158,25 @@ public final class TableCheckpointStore implements CheckpointStore {
    */
   @Override
   public void commit(String pipeline, long txid, byte[] metadata) {
-    epochs.commit(pipeline, txid, metadata);
+    epochs.commit(pipeline, txid, metadata, java.util.List.of());
+  }
+
+  /**
+   * {@inheritDoc} The outbox is kept in the pipeline's checkpoint row, written in the commit's store transaction.
+   *
+   * @throws io.epochal.errors.LeaseLostException if the pipeline's lease was taken over; nothing written
+   * @throws io.epochal.errors.CommitConflictException if another transaction wrote one of the rows meanwhile; nothing
+   *     written
+   */
+  @Override
+  public void commit(String pipeline, long txid, byte[] metadata, java.util.List<io.epochal.store.OutboxEntry> outbox) {
+    epochs.commit(pipeline, txid, metadata, outbox);
+  }
+
+  /** @return true: the checkpoint row keeps the committed batch's sink outputs */
+  @Override
+  public boolean keepsOutbox() {
+    return true;
   }
 
   /**

@@ -50,12 +50,22 @@ class SinkNodeTest {
 
     @Override
     public void commit(String pipeline, long txid, byte[] metadata) {
+      commit(pipeline, txid, metadata, List.of());
+    }
+
+    @Override
+    public void commit(String pipeline, long txid, byte[] metadata, List<io.epochal.store.OutboxEntry> outbox) {
       if (txid == failTxid && failed.compareAndSet(false, true)) {
         log.add("commit " + txid + " failed");
         throw new EpochalException("checkpoint commit failed", null, true, ErrorContext.NONE);
       }
-      real.commit(pipeline, txid, metadata);
+      real.commit(pipeline, txid, metadata, outbox);
       log.add("committed " + txid);
+    }
+
+    @Override
+    public boolean keepsOutbox() {
+      return true;
     }
 
     @Override

@@ -224,6 +224,60 @@ class TableCheckpointStoreTest {
     assertEquals(new Checkpoint(1, META, new java.util.TreeMap<>(), 30, 512), restarted.load("p"));
   }
 
+  /** The outbox: the sink outputs of the committed batch, kept in the checkpoint row until the next commit. */
+  @Test
+  void shouldKeepTheOutboxOfTheCommittedBatchInTheCheckpointRowUntilTheNextCommit() {
+    for (CommitProtocol protocol : CommitProtocol.values()) {
+      TableStore store = TableStores.inMemory();
+      TableCheckpointStore cps = TableCheckpointStore.builder(store).protocol(protocol).build();
+      assertTrue(cps.keepsOutbox());
+      cps.load("p");
+      List<io.epochal.store.OutboxEntry> first = List.of(new io.epochal.store.OutboxEntry("out", 1, 0, new byte[] {7}),
+          new io.epochal.store.OutboxEntry("out", 1, 3, new byte[] {8, 9}));
+      cps.openEpoch("p", new io.epochal.spout.BatchAttempt(1, 1)).commit(META, first);
+      cps.recordPending("p", 2, new byte[] {20});
+      cps.reserveAttempts("p", 40, 64);
+      Checkpoint reloaded = TableCheckpointStore.builder(store).protocol(protocol).build().load("p");
+      assertEquals(first, reloaded.outbox(), protocol + ": kept across pending records, reservations and a restart");
+      assertEquals(List.of(2L), List.copyOf(reloaded.pendingMetadata().keySet()));
+      TableCheckpointStore next = TableCheckpointStore.builder(store).protocol(protocol).build();
+      next.load("p");
+      next.commit("p", 2, META);
+      assertEquals(List.of(), next.load("p").outbox(), protocol + ": the next commit replaces it");
+      assertThrows(IllegalArgumentException.class, () -> next.commit("p", 3, META,
+          List.of(new io.epochal.store.OutboxEntry("out", 2, 0, new byte[0]))), "entries of another txid");
+    }
+  }
+
+  /** Rows written before the outbox existed (pending format 2) read as an empty outbox; a torn outbox is corrupt. */
+  @Test
+  void shouldReadAFormat2RowAsNoOutboxAndRefuseATornOutbox() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    byte[] format2 = {2, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0}; // ceiling 5, window 9
+    try (StoreTransaction tx = store.begin()) {
+      tx.upsert(cps.checkpointTable(), Row.of(cps.checkpointTable().schema().key("p"), 4L, META, format2));
+      tx.commit();
+    }
+    Checkpoint cp = cps.load("p");
+    assertEquals(new Checkpoint(4, META, new java.util.TreeMap<>(), 5, 9), cp);
+    assertEquals(List.of(), cp.outbox());
+    cps.commit("p", 5, META, List.of(new io.epochal.store.OutboxEntry("out", 5, 1, new byte[] {1, 2, 3})));
+    byte[] written;
+    try (StoreTransaction tx = store.begin()) {
+      written = tx.lookup(cps.checkpointTable(), List.of(cps.checkpointTable().schema().key("p"))).get(0)
+          .orElseThrow().getBytes("pending");
+    }
+    assertEquals(3, written[0], "written in format 3");
+    byte[] torn = java.util.Arrays.copyOf(written, written.length - 2);
+    try (StoreTransaction tx = store.begin()) {
+      tx.upsert(cps.checkpointTable(), Row.of(cps.checkpointTable().schema().key("p"), 5L, META, torn));
+      tx.commit();
+    }
+    StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> cps.load("p"));
+    assertEquals(Optional.of(cps.checkpointTable().path()), e.context().table());
+  }
+
   /** Rows written before the reservation existed (pending format 1) read as no reservation. */
   @Test
   void shouldReadACheckpointRowOfTheFormerFormat() {

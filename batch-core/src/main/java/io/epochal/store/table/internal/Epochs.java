@@ -5,6 +5,7 @@ import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.TableClaimedTwiceException;
 import io.epochal.store.Checkpoint;
+import io.epochal.store.OutboxEntry;
 import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.CommitProtocol;
 import io.epochal.store.table.Row;
@@ -18,6 +19,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,7 +44,9 @@ public final class Epochs {
   /** Format 1: pending metadata only (read, never written). */
   private static final byte PENDING_FORMAT_V1 = 1;
   /** Format 2: the attempt reservation (ceiling, txid window), then the pending metadata as in format 1. */
-  private static final byte PENDING_FORMAT = 2;
+  private static final byte PENDING_FORMAT_V2 = 2;
+  /** Format 3: format 2, then the outbox of the committed batch (sink outputs until published). */
+  private static final byte PENDING_FORMAT = 3;
 
   private final TableStore store;
   private final CommitProtocol protocol;
@@ -183,9 +187,10 @@ public final class Epochs {
     }
   }
 
-  public void commit(String pipeline, long txid, byte[] metadata) {
+  public void commit(String pipeline, long txid, byte[] metadata, List<OutboxEntry> outbox) {
     Objects.requireNonNull(metadata, "metadata");
-    pipeline(pipeline).commit(txid, metadata);
+    Objects.requireNonNull(outbox, "outbox");
+    pipeline(pipeline).commit(txid, metadata, outbox);
   }
 
   public void abort(String pipeline, long txid) {
@@ -196,13 +201,13 @@ public final class Epochs {
   }
 
   /** Builds the checkpoint of batch {@code txid} on {@code base}, checking the order. */
-  Checkpoint next(String pipeline, Checkpoint base, long txid, byte[] metadata) {
+  Checkpoint next(String pipeline, Checkpoint base, long txid, byte[] metadata, List<OutboxEntry> outbox) {
     if (txid != base.committedTxid() + 1) {
       throw new EpochalException("pipeline " + pipeline + ": commit of txid " + txid
           + " out of order, last committed txid is " + base.committedTxid(), null, false,
           ErrorContext.of(checkpoints.path(), pipeline).withPipeline(pipeline).withTxid(txid));
     }
-    return base.committed(txid, metadata);
+    return base.committed(txid, metadata, outbox);
   }
 
   static byte[] encodePending(Checkpoint checkpoint) {
@@ -218,6 +223,15 @@ public final class Epochs {
         out.writeInt(e.getValue().length);
         out.write(e.getValue());
       }
+      out.writeInt(checkpoint.outbox().size());
+      for (OutboxEntry e : checkpoint.outbox()) {
+        out.writeUTF(e.sink());
+        out.writeLong(e.txid());
+        out.writeInt(e.partition());
+        byte[] payload = e.payload();
+        out.writeInt(payload.length);
+        out.write(payload);
+      }
     } catch (IOException e) {
       throw new IllegalStateException("cannot happen: writing to memory", e);
     }
@@ -229,7 +243,7 @@ public final class Epochs {
     byte format = in.readByte();
     long ceiling = 0;
     long window = 0;
-    if (format == PENDING_FORMAT) {
+    if (format == PENDING_FORMAT || format == PENDING_FORMAT_V2) {
       ceiling = in.readLong();
       window = in.readLong();
       if (ceiling < 0 || window < 0) {
@@ -238,7 +252,38 @@ public final class Epochs {
     } else if (format != PENDING_FORMAT_V1) {
       throw new IOException("unknown pending-metadata format " + format);
     }
-    return new Checkpoint(committed, metadata, decodePending(in, bytes.length), ceiling, window);
+    SortedMap<Long, byte[]> pending = decodePending(in, bytes.length);
+    List<OutboxEntry> outbox = format == PENDING_FORMAT ? decodeOutbox(in, bytes.length) : List.of();
+    if (in.available() != 0) {
+      throw new IOException(in.available() + " trailing bytes after the pending metadata");
+    }
+    try {
+      return new Checkpoint(committed, metadata, pending, ceiling, window, outbox);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  private static List<OutboxEntry> decodeOutbox(DataInputStream in, int size) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > size) {
+      throw new IOException("bad outbox entry count " + n);
+    }
+    List<OutboxEntry> outbox = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      String sink = in.readUTF();
+      long txid = in.readLong();
+      int partition = in.readInt();
+      int len = in.readInt();
+      if (len < 0 || len > in.available() || txid < 1 || partition < 0) {
+        throw new IOException("bad outbox entry " + i + " (sink '" + sink + "', txid " + txid + ", partition "
+            + partition + ", " + len + " bytes)");
+      }
+      byte[] payload = new byte[len];
+      in.readFully(payload);
+      outbox.add(new OutboxEntry(sink, txid, partition, payload));
+    }
+    return outbox;
   }
 
   private static SortedMap<Long, byte[]> decodePending(DataInputStream in, int size) throws IOException {
@@ -256,9 +301,6 @@ public final class Epochs {
       byte[] meta = new byte[len];
       in.readFully(meta);
       pending.put(txid, meta);
-    }
-    if (in.available() != 0) {
-      throw new IOException(in.available() + " trailing bytes after the pending metadata");
     }
     return pending;
   }

@@ -169,10 +169,10 @@ public final class PipelineEpoch implements EpochBuffer {
   }
 
   /**
-   * Writes the buffered rows of every table and the checkpoint of batch {@code txid} in one store transaction under
-   * the lease. The buffer is emptied whatever the outcome (a failed attempt is replayed and buffers again).
+   * Writes the buffered rows of every table and the checkpoint of batch {@code txid} (with its sink outputs in the
+   * outbox) in one store transaction under the lease. The buffer is emptied whatever the outcome (a failed attempt is replayed and buffers again).
    */
-  void commit(long txid, byte[] metadata) {
+  void commit(long txid, byte[] metadata, List<io.epochal.store.OutboxEntry> outbox) {
     List<Buffered> drained;
     long drainedTag;
     synchronized (this) {
@@ -186,7 +186,7 @@ public final class PipelineEpoch implements EpochBuffer {
           + " but the epoch buffer holds writes of txid " + drainedTag + "; nothing written");
     }
     try (StoreTransaction tx = epochs.store().begin(lease)) {
-      Checkpoint next = epochs.next(pipeline, epochs.read(tx, pipeline), txid, metadata);
+      Checkpoint next = epochs.next(pipeline, epochs.read(tx, pipeline), txid, metadata, outbox);
       for (Buffered b : drained) {
         List<Row> upserts = new ArrayList<>(b.writes.size());
         List<TableKey> deletes = new ArrayList<>();

@@ -1,0 +1,21 @@
+package io.epochal.store;
+
+/**
+ * Where a sink stages the outputs of one batch attempt so that they commit with the batch's epoch: the engine offers
+ * one per sink through the epoch's staging ({@code epoch.staging(Outbox.class)}) when the pipeline's checkpoint store
+ * {@linkplain CheckpointStore#keepsOutbox() keeps an outbox}. What a failed attempt put here is dropped with it.
+ *
+ * <p>Thread-safe: partitions of a batch may put concurrently.
+ *
+ * @since 0.4.0
+ */
+public interface Outbox {
+
+  /**
+   * Stages the encoded outputs of {@code partition} of this attempt; one call per partition and attempt (a second
+   * call for the same partition replaces the first).
+   *
+   * @throws IllegalArgumentException if {@code partition} is negative
+   */
+  void put(int partition, byte[] payload);
+}
