@@ -477,6 +477,7 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     faults.timeline().restarted(incarnation, "the process died (" + crash.getMessage() + ") with txid " + committed
         + " committed");
     pipeline = buildPipeline();
+    pipeline.run(0); // a restarted process starts its pipeline: the sinks publish what the outbox kept
   }
 
   /** Emits piped batch {@code i} as the batch after batch {@code i - 1}; replays emit the same records. */
