@@ -155,6 +155,18 @@ public final class OutboxSink<T> implements PartitionedSink<T> {
     staged.clear();
   }
 
+  /** Closes the publisher (when it is {@link AutoCloseable}). */
+  @Override
+  public void close() {
+    if (publisher instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("closing {} failed", publisher.describe(), e);
+      }
+    }
+  }
+
   @Override
   public String describe() {
     return "outbox sink to " + publisher.describe();

@@ -22,7 +22,7 @@ import java.util.List;
  * @param <T> the record type
  * @since 0.3.0
  */
-public interface Sink<T> {
+public interface Sink<T> extends AutoCloseable {
 
   /**
    * The pipeline starts: called once, on the coordinator thread, before the first batch is staged. A sink that
@@ -60,6 +60,14 @@ public interface Sink<T> {
 
   /** The current attempt of batch {@code txid} failed: drop what was staged for it. The default does nothing. */
   default void abort(long txid) {
+  }
+
+  /**
+   * The pipeline closed: release what the sink holds (producers, connections). Called once, on the closing thread;
+   * nothing is staged or published afterwards. The default does nothing.
+   */
+  @Override
+  default void close() {
   }
 
   /** A short description for errors and logs. */

@@ -411,11 +411,18 @@ final class BatchExecutor implements AutoCloseable {
     }
   }
 
-  /** Stops the pool and closes every closeable state. */
+  /** Stops the pool, closes every closeable state and every sink. */
   @Override
   public void close() {
     if (pool != null) {
       pool.shutdownNow();
+    }
+    for (Node.SinkNode s : sinks) {
+      try {
+        s.sink.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing sink '{}' ({}) of pipeline '{}' failed", s.sinkName, s.sink.describe(), pipeline, e);
+      }
     }
     for (State[] parts : states.values()) {
       for (State s : parts) {
