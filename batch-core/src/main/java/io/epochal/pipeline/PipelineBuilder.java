@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Declares a pipeline: settings, then one source and the operations on it, then {@link #build()}.
+ * Declares a pipeline: settings, then its sources and the operations on them, then {@link #build()}.
  *
  * <p>Each setting may be set once ({@link IllegalStateException} otherwise) and is validated at once
  * ({@link IllegalArgumentException}). Settings must come before {@link #source}. {@link #build()} checks that the
@@ -98,7 +98,13 @@ public final class PipelineBuilder {
     return this;
   }
 
-  /** Declares the pipeline's single source. */
+  /**
+   * Declares a source. A pipeline may have several (e.g. shows and clicks, combined with {@link Stream#merge}): each
+   * txid is then one batch made of one batch of each source, and every source's metadata commits in the same epoch.
+   * The guarantee check covers each source with each state its records reach.
+   *
+   * @throws IllegalArgumentException if another source has the same spout name
+   */
   public <T> Stream<T> source(Spout<T, ?> spout) {
     Stream<T> stream = graph.source(spout);
     sourced = true;

@@ -67,6 +67,15 @@ public interface Stream<T> {
       CombinerAggregator<? super T, V> aggregator);
 
   /**
+   * This stream's records of every batch followed by {@code other}'s: the union of two streams of one pipeline, for
+   * example those of two sources ({@code shows.merge(clicks)}). A grouped input is taken partition by partition.
+   *
+   * @throws IllegalArgumentException if {@code other} belongs to another pipeline
+   * @since 0.4.0
+   */
+  Stream<T> merge(Stream<? extends T> other);
+
+  /**
    * Sends the records of every batch to {@code sink}, an output of the pipeline: staged in the batch's epoch during its
    * commit phase, visible only once the epoch committed ({@link io.epochal.sink.Sink#afterCommit}); a failed
    * attempt's records are dropped ({@link io.epochal.sink.Sink#abort}) and staged again by the replay.

@@ -151,6 +151,34 @@ class TableStoreReplayProperties {
     }
   }
 
+  /**
+   * Two sources in one pipeline (shows and clicks, the clicks transactional or opaque and re-cutting), merged into one
+   * word count: every txid holds one batch of each, both sources' metadata commit in the same epoch, and the counts
+   * equal the fold of both inputs through every failure schedule and restart.
+   */
+  @Property
+  void twoMergedSourcesCountExactlyOnce(@ForAll("sentences") List<String> shows,
+      @ForAll("sentences") List<String> clicks, @ForAll @IntRange(min = 1, max = 5) int showBatch,
+      @ForAll @IntRange(min = 1, max = 5) int clickBatch, @ForAll boolean opaqueClicks, @ForAll long seed,
+      @ForAll @IntRange(min = 1, max = 3) int partitions, @ForAll @IntRange(min = 1, max = 3) int inFlight,
+      @ForAll("faults") List<Fault> faults, @ForAll("storeFailures") Set<Integer> storeFailures,
+      @ForAll CommitProtocol protocol, @ForAll Rule rule) {
+    net.jqwik.api.Assume.that(!opaqueClicks || protocol == CommitProtocol.EPOCH);
+    Run run = new Run(protocol, rule, faults, storeFailures, false);
+    run.run(partitions, inFlight, i -> null, (builder, counts) -> {
+      io.epochal.pipeline.Stream<String> s = builder.source(ListSpout.of("shows", shows, showBatch));
+      io.epochal.pipeline.Stream<String> c = builder.source(opaqueClicks
+          ? ReCuttingOpaqueSpout.of("clicks", clicks, 1, clickBatch, seed) : ListSpout.of("clicks", clicks, clickBatch));
+      s.merge(c).flatMap(x -> Arrays.asList(x.split(" "))).groupBy(w -> w)
+          .persistentAggregate("counts", counts, Aggregators.count());
+    });
+    List<String> both = new java.util.ArrayList<>(shows);
+    both.addAll(clicks);
+    run.assertCounts(expectedCounts(both));
+    run.record();
+    Statistics.label("clicks").collect(opaqueClicks ? "opaque" : "transactional");
+  }
+
   @Example
   void opaqueSpoutIsRefusedOnThePerKeyProtocol() {
     for (Rule rule : Rule.values()) {

@@ -111,6 +111,16 @@ final class FieldsStream implements Stream<TridentTuple> {
     return delegate.aggregate(name, factory, aggregator);
   }
 
+  /** The union of the two streams; it keeps these fields when {@code other} has the same ones. */
+  @Override
+  public Stream<TridentTuple> merge(Stream<? extends TridentTuple> other) {
+    Optional<Fields> theirs = other instanceof FieldsStream f ? Optional.of(f.fields) : Optional.empty();
+    Stream<? extends TridentTuple> plain = other instanceof FieldsStream f ? f.delegate : other;
+    Stream<TridentTuple> merged = delegate.merge(plain);
+    return theirs.isPresent() && theirs.get().toList().equals(fields.toList()) ? new FieldsStream(merged, fields)
+        : merged;
+  }
+
   @Override
   public void to(String name, io.epochal.sink.Sink<? super TridentTuple> sink) {
     delegate.to(name, sink);

@@ -84,13 +84,19 @@ final class BatchExecutor implements AutoCloseable {
       if (!node.preState && !(node instanceof Node.Aggregate && node.parent.preState)) {
         keptForCommit[node.parent.id] = true;
       }
+      if (node instanceof Node.Merge merge) {
+        consumed[merge.other.id] = true;
+        if (!merge.preState) {
+          keptForCommit[merge.other.id] = true;
+        }
+      }
     }
   }
 
   // ---------------------------------------------------------------- process phase
 
   /** Schedules the process phase of an emitted batch: at once without a pool, else on it. */
-  Future<Object[]> process(List<Object> records, ErrorContext ctx) {
+  Future<Object[]> process(List<List<Object>> records, ErrorContext ctx) {
     if (pool == null) {
       try {
         return CompletableFuture.completedFuture(processPhase(records, ctx));
@@ -102,11 +108,13 @@ final class BatchExecutor implements AutoCloseable {
   }
 
   /** Runs every node that needs no state, plus the pre-aggregation of aggregates fed by such nodes. */
-  private Object[] processPhase(List<Object> records, ErrorContext ctx) {
+  private Object[] processPhase(List<List<Object>> bySource, ErrorContext ctx) {
     Object[] outputs = new Object[nodes.size()];
     for (Node node : nodes) {
-      if (node instanceof Node.Source) {
-        outputs[node.id] = records;
+      if (node instanceof Node.Source source) {
+        outputs[node.id] = bySource.get(source.index);
+      } else if (node.preState && node instanceof Node.Merge merge) {
+        outputs[node.id] = merge.apply(outputs[merge.parent.id], outputs[merge.other.id]);
       } else if (node.preState && node instanceof Node.Stateless op) {
         outputs[node.id] = op.apply(outputs[node.parent.id], ctx);
       } else if (node instanceof Node.Aggregate agg && agg.parent.preState) {
@@ -142,7 +150,9 @@ final class BatchExecutor implements AutoCloseable {
         continue;
       }
       Object input = outputs[node.parent.id];
-      if (node instanceof Node.Stateless op) {
+      if (node instanceof Node.Merge merge) {
+        outputs[node.id] = merge.apply(input, outputs[merge.other.id]);
+      } else if (node instanceof Node.Stateless op) {
         outputs[node.id] = op.apply(input, ctx);
       } else if (node instanceof Node.Aggregate agg) {
         List<Map<Object, Object>> pre = outputs[node.id] instanceof PreAggregated p ? p.parts()

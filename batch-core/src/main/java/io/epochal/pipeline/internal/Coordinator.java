@@ -61,6 +61,8 @@ public final class Coordinator implements Pipeline {
 
   private final Config config;
   private final BatchSource source;
+  /** The spouts' names, by source index. */
+  private final List<String> spoutNames;
   private final BatchExecutor executor;
   private final AttemptNumbers attempts;
   private final BatchSource.Pending pending;
@@ -82,7 +84,8 @@ public final class Coordinator implements Pipeline {
 
   public Coordinator(Config config, Graph.Snapshot graph) {
     this.config = Objects.requireNonNull(config, "config");
-    this.source = BatchSource.of(graph.spout());
+    this.source = BatchSource.of(graph.spouts());
+    this.spoutNames = graph.spouts().stream().map(io.epochal.spout.Spout::name).toList();
     this.executor = new BatchExecutor(config.name(), config.partitions(), config.threads(), graph.nodes());
     Checkpoint checkpoint = config.checkpointStore().load(config.name());
     this.committedTxid = checkpoint.committedTxid();
@@ -254,10 +257,19 @@ public final class Coordinator implements Pipeline {
     ErrorContext ctx = context(batch.txid);
     try {
       batch.attempt = attempts.next(batch.txid);
-      ListCollector out = new ListCollector(source.name(), batch.attemptId(), ctx);
-      source.emit(batch, previous, out, ctx);
-      batch.records = out.records.size();
-      batch.processed = executor.process(out.records, ctx);
+      ListCollector[] out = new ListCollector[spoutNames.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = new ListCollector(spoutNames.get(i), batch.attemptId(), ctx);
+      }
+      source.emit(batch, previous, i -> out[i], ctx);
+      List<List<Object>> bySource = new ArrayList<>(out.length);
+      int records = 0;
+      for (ListCollector c : out) {
+        bySource.add(c.records);
+        records += c.records.size();
+      }
+      batch.records = records;
+      batch.processed = executor.process(bySource, ctx);
     } catch (RuntimeException e) {
       batch.records = 0;
       batch.processed = CompletableFuture.failedFuture(e);
@@ -390,7 +402,7 @@ public final class Coordinator implements Pipeline {
         }
       }
     }
-    if (head.meta.isEmpty() && source.cutsBeforeEmission()) {
+    if (!source.opened(head)) {
       // The coordinator part failed before the batch's metadata was fixed: fix it again for the same txid.
       if (!start(head, committedMeta)) {
         inFlight.removeFirst(); // no data any more: nothing was emitted under this txid

@@ -15,7 +15,7 @@ public final class Graph {
   final List<Node> nodes = new ArrayList<>();
   final Map<String, Node.StateNode> writers = new HashMap<>();
   final Map<String, Node.SinkNode> sinks = new HashMap<>();
-  Spout<?, ?> spout;
+  final List<Spout<?, ?>> spouts = new ArrayList<>();
   int partitions = 1;
 
   /** Sets the partition count used by groupBy nodes declared from now on; the builder fixes it before sources. */
@@ -23,15 +23,21 @@ public final class Graph {
     this.partitions = partitions;
   }
 
-  /** Declares the single source. */
+  /**
+   * Declares a source; a pipeline may have several (each txid then holds one batch of each, committed together).
+   *
+   * @throws IllegalArgumentException if another source has the same spout name
+   */
   public <T> StreamView<T> source(Spout<T, ?> spout) {
     Objects.requireNonNull(spout, "spout");
-    if (this.spout != null) {
-      throw new IllegalStateException("the pipeline already has source '" + this.spout.name()
-          + "'; one source per pipeline (merge inputs in one spout)");
+    for (Spout<?, ?> s : spouts) {
+      if (s.name().equals(spout.name())) {
+        throw new IllegalArgumentException("the pipeline already has a source named '" + spout.name()
+            + "'; spout names are unique in a pipeline");
+      }
     }
-    this.spout = spout;
-    return new StreamView<>(this, add(new Node.Source(nodes.size(), spout.name())));
+    spouts.add(spout);
+    return new StreamView<>(this, add(new Node.Source(nodes.size(), spouts.size() - 1, spout.name())));
   }
 
   <N extends Node> N add(N node) {
@@ -69,13 +75,13 @@ public final class Graph {
 
   /** An immutable copy for a built pipeline. */
   public Snapshot snapshot() {
-    if (spout == null) {
+    if (spouts.isEmpty()) {
       throw new IllegalStateException("the pipeline has no source: call source(spout) first");
     }
-    return new Snapshot(List.copyOf(nodes), spout, partitions);
+    return new Snapshot(List.copyOf(nodes), List.copyOf(spouts), partitions);
   }
 
-  /** The graph as built: nodes in declaration order, the source spout, the partition count. */
-  public record Snapshot(List<Node> nodes, Spout<?, ?> spout, int partitions) {
+  /** The graph as built: nodes in declaration order, the source spouts in declaration order, the partition count. */
+  public record Snapshot(List<Node> nodes, List<Spout<?, ?>> spouts, int partitions) {
   }
 }

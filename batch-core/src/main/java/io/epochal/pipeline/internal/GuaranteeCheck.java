@@ -164,24 +164,46 @@ public final class GuaranteeCheck {
 
   /**
    * Computes why an {@code EXACTLY_ONCE} pipeline could not deliver it: the first written state (in declaration
-   * order) whose pairing with the spout is not exactly-once.
+   * order) whose pairing with one of the spouts (in declaration order) is not exactly-once.
    *
    * @return empty when exactly-once is deliverable
    */
   public static Optional<String> whyNotExactlyOnce(Graph.Snapshot graph, CheckpointStore checkpoints) {
-    Spout<?, ?> spout = graph.spout();
     for (Node node : graph.nodes()) {
       if (!(node instanceof Node.StateNode s) || !s.writes) {
         continue;
       }
-      Optional<Reason> reason = rule(spout.kind(), s.factory.kind(), checkpoints.commitsAtomicallyWith(s.factory))
-          .reason();
-      if (reason.isPresent()) {
-        return Optional.of(reason.get().message("spout '" + spout.name() + "' (" + spout.kind() + ")",
-            "state '" + s.stateName + "' (" + s.factory.describe() + ")"));
+      for (Spout<?, ?> spout : feeding(s, graph.spouts())) {
+        Optional<Reason> reason = rule(spout.kind(), s.factory.kind(), checkpoints.commitsAtomicallyWith(s.factory))
+            .reason();
+        if (reason.isPresent()) {
+          return Optional.of(reason.get().message("spout '" + spout.name() + "' (" + spout.kind() + ")",
+              "state '" + s.stateName + "' (" + s.factory.describe() + ")"));
+        }
       }
     }
     return Optional.empty();
+  }
+
+  /** The spouts whose records reach {@code node} (through its parents and merges), in declaration order. */
+  static List<Spout<?, ?>> feeding(Node node, List<Spout<?, ?>> spouts) {
+    java.util.BitSet reached = new java.util.BitSet();
+    java.util.ArrayDeque<Node> todo = new java.util.ArrayDeque<>(List.of(node));
+    while (!todo.isEmpty()) {
+      Node n = todo.pop();
+      if (n instanceof Node.Source src) {
+        reached.set(src.index);
+      }
+      if (n.parent != null) {
+        todo.push(n.parent);
+      }
+      if (n instanceof Node.Merge m) {
+        todo.push(m.other);
+      }
+    }
+    List<Spout<?, ?>> out = new ArrayList<>();
+    reached.stream().forEach(i -> out.add(spouts.get(i)));
+    return out;
   }
 
   /**

@@ -25,4 +25,17 @@ final class KeyedBatch {
   int partitions() {
     return keys.size();
   }
+
+  /** @return every record, partition by partition */
+  List<Object> flat() {
+    int n = 0;
+    for (List<Object> p : records) {
+      n += p.size();
+    }
+    List<Object> out = new ArrayList<>(n);
+    for (List<Object> p : records) {
+      out.addAll(p);
+    }
+    return out;
+  }
 }

@@ -48,6 +48,14 @@ abstract sealed class Node {
     this.preState = !touchesState() && (parent == null || parent.preState);
   }
 
+  /** A node of two inputs: pre-state only when both are. */
+  Node(int id, String label, Node parent, Node other) {
+    this.id = id;
+    this.label = label;
+    this.parent = parent;
+    this.preState = parent.preState && other.preState;
+  }
+
   boolean touchesState() {
     return false;
   }
@@ -57,10 +65,33 @@ abstract sealed class Node {
     return "#" + id + " " + label;
   }
 
-  /** The spout's records. */
+  /** The records of one spout (index in declaration order). */
   static final class Source extends Node {
-    Source(int id, String spoutName) {
+    final int index;
+
+    Source(int id, int index, String spoutName) {
       super(id, "source(" + spoutName + ")", null);
+      this.index = index;
+    }
+  }
+
+  /** Two flat streams as one: the first's records, then the second's (a grouped input is flattened). */
+  static final class Merge extends Node {
+    final Node other;
+
+    Merge(int id, Node parent, Node other) {
+      super(id, "merge(#" + parent.id + ", #" + other.id + ")", parent, other);
+      this.other = other;
+    }
+
+    @SuppressWarnings("unchecked")
+    Object apply(Object first, Object second) {
+      List<Object> a = first instanceof KeyedBatch k ? k.flat() : (List<Object>) first;
+      List<Object> b = second instanceof KeyedBatch k ? k.flat() : (List<Object>) second;
+      List<Object> out = new ArrayList<>(a.size() + b.size());
+      out.addAll(a);
+      out.addAll(b);
+      return out;
     }
   }
 

@@ -106,6 +106,17 @@ final class StreamView<T> implements Stream<T> {
   }
 
   @Override
+  public Stream<T> merge(Stream<? extends T> other) {
+    Objects.requireNonNull(other, "other");
+    // a decorating Stream (e.g. Trident's fields-checking one) is reached through a node of its own graph
+    Stream<? extends T> plain = other instanceof StreamView<?> ? other : other.map(Function.identity());
+    if (!(plain instanceof StreamView<?> view) || view.graph != graph) {
+      throw new IllegalArgumentException("merge: the other stream belongs to another pipeline");
+    }
+    return new StreamView<>(graph, graph.add(new Node.Merge(graph.nextId(), node, view.node)));
+  }
+
+  @Override
   public void to(String name, io.epochal.sink.Sink<? super T> sink) {
     Objects.requireNonNull(name, "name");
     if (name.isBlank()) {
