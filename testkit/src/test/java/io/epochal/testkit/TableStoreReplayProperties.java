@@ -179,6 +179,28 @@ class TableStoreReplayProperties {
     Statistics.label("clicks").collect(opaqueClicks ? "opaque" : "transactional");
   }
 
+  /** The guarantee check covers every source that reaches a state, and only those. */
+  @Example
+  void theGuaranteeCheckCoversEachSourceReachingAState() {
+    Run run = new Run(CommitProtocol.PER_KEY, Rule.TRANSACTIONAL, List.of(), Set.of(), false);
+    GuaranteeNotDeliverableException e = assertThrows(GuaranteeNotDeliverableException.class,
+        () -> run.run(1, 1, i -> null, (builder, counts) -> {
+          io.epochal.pipeline.Stream<String> s = builder.source(ListSpout.of("shows", List.of("a"), 1));
+          io.epochal.pipeline.Stream<String> c = builder.source(ReCuttingOpaqueSpout.of("clicks", List.of("b"), 1, 2, 1));
+          s.merge(c).groupBy(w -> w).persistentAggregate("counts", counts, Aggregators.count());
+        }));
+    assertTrue(e.getMessage().contains("clicks") && e.getMessage().contains("counts"), e.getMessage());
+    Run shownOnly = new Run(CommitProtocol.PER_KEY, Rule.TRANSACTIONAL, List.of(), Set.of(), false);
+    shownOnly.run(1, 1, i -> null, (builder, counts) -> {
+      io.epochal.pipeline.Stream<String> s = builder.source(ListSpout.of("shows", List.of("a b", "a"), 1));
+      builder.source(ReCuttingOpaqueSpout.of("clicks", List.of("b"), 1, 2, 1))
+          .to("clicks-out", new io.epochal.sink.CollectingSink<>("clicks-out"));
+      s.flatMap(x -> Arrays.asList(x.split(" "))).groupBy(w -> w)
+          .persistentAggregate("counts", counts, Aggregators.count());
+    });
+    shownOnly.assertCounts(Map.of("a", 2L, "b", 1L));
+  }
+
   @Example
   void opaqueSpoutIsRefusedOnThePerKeyProtocol() {
     for (Rule rule : Rule.values()) {
