@@ -62,7 +62,7 @@ public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
       cache.putAll(loaded);
       result.putAll(loaded);
     }
-    return result;
+    return java.util.Collections.unmodifiableMap(result);
   }
 
   @Override

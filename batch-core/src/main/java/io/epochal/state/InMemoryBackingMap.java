@@ -38,7 +38,7 @@ public final class InMemoryBackingMap<K, C> implements IBackingMap<K, C> {
         found.put(key, cell);
       }
     }
-    return found;
+    return java.util.Collections.unmodifiableMap(found);
   }
 
   @Override

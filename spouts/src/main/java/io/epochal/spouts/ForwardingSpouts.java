@@ -56,6 +56,12 @@ public final class ForwardingSpouts {
       return wrapped().name();
     }
 
+    /** The wrapped spout's kind (a wrapper never claims more than the spout it wraps). */
+    @Override
+    default io.epochal.spout.SpoutKind kind() {
+      return wrapped().kind();
+    }
+
     @Override
     default Codec<M> metadataCodec() {
       return wrapped().metadataCodec();
@@ -100,6 +106,12 @@ public final class ForwardingSpouts {
       return wrapped().name();
     }
 
+    /** The wrapped spout's kind (a wrapper never claims more than the spout it wraps). */
+    @Override
+    default io.epochal.spout.SpoutKind kind() {
+      return wrapped().kind();
+    }
+
     @Override
     default Codec<M> metadataCodec() {
       return wrapped().metadataCodec();
@@ -139,6 +151,12 @@ public final class ForwardingSpouts {
     @Override
     default String name() {
       return wrapped().name();
+    }
+
+    /** The wrapped spout's kind (a wrapper never claims more than the spout it wraps). */
+    @Override
+    default io.epochal.spout.SpoutKind kind() {
+      return wrapped().kind();
     }
 
     @Override

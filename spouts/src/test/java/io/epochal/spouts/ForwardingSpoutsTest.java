@@ -148,6 +148,51 @@ class ForwardingSpoutsTest {
     assertSame(recut, ((ForwardingSpouts.Opaque<Long, Long>) spout).wrapped());
   }
 
+  /** A transactional spout that declares itself weaker (its replays are not exact): the wrapper must say so too. */
+  @Test
+  void shouldForwardTheWrappedSpoutsDeclaredKind() {
+    TransactionalSpout<Long, Range> weaker = new TransactionalSpout<>() {
+      final ListSpout<Long> list = ListSpout.of("weaker", INPUT, 10);
+
+      @Override
+      public String name() {
+        return list.name();
+      }
+
+      @Override
+      public SpoutKind kind() {
+        return SpoutKind.NON_TRANSACTIONAL;
+      }
+
+      @Override
+      public io.epochal.codec.Codec<Range> metadataCodec() {
+        return list.metadataCodec();
+      }
+
+      @Override
+      public Optional<Range> nextBatch(long txid, Optional<Range> previous) {
+        return list.nextBatch(txid, previous);
+      }
+
+      @Override
+      public void emit(BatchAttempt attempt, Range metadata, Collector<Long> out) {
+        list.emit(attempt, metadata, out);
+      }
+    };
+    ForwardingSpouts.Transactional<Long, Range> wrapper = new ForwardingSpouts.Transactional<>() {
+      @Override
+      public TransactionalSpout<Long, Range> wrapped() {
+        return weaker;
+      }
+
+      @Override
+      public <T, R> R aroundEmit(BatchAttempt attempt, Collector<T> out, Function<Collector<T>, R> emission) {
+        return emission.apply(out);
+      }
+    };
+    assertEquals(SpoutKind.NON_TRANSACTIONAL, wrapper.kind());
+  }
+
   @Test
   void shouldForwardTheNonTransactionalLifecycle() {
     CountingSpout counting = new CountingSpout();

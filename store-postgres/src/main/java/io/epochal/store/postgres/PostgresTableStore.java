@@ -620,14 +620,14 @@ public final class PostgresTableStore implements TableStore {
       }
     }
     if (!columns.equals(pg.expectedColumns()) || !pk.equals(pg.expectedPrimaryKey())) {
-      throw new SchemaMismatchException(path + " (PostgreSQL table " + pg.qualifiedName() + " in " + describe() + ")",
+      throw new SchemaMismatchException(path, "PostgreSQL table " + pg.qualifiedName() + " in " + describe(),
           "columns " + pg.expectedColumns() + " primary key " + pg.expectedPrimaryKey(),
           "columns " + columns + " primary key " + pk);
     }
   }
 
   private SchemaMismatchException mismatch(String path, TableSchema expected, TableSchema actual) {
-    return new SchemaMismatchException(path + " in " + describe(), expected, actual);
+    return new SchemaMismatchException(path, describe(), expected, actual);
   }
 
   private static String literal(String s) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -71,6 +72,8 @@ public abstract class BackingMapContract<K, C> {
   /** Asserts that {@code found} holds exactly {@code expected}, each cell under its own key. */
   private void assertCells(Map<K, C> expected, Map<K, C> found, String what) {
     assertNotNull(found, what + ": multiGet returned null");
+    assertThrows(UnsupportedOperationException.class, () -> found.clear(),
+        what + ": multiGet must return an unmodifiable map (a layer above may hand it on)");
     assertEquals(expected.keySet(), found.keySet(), what + ": the keys found");
     for (Map.Entry<K, C> e : expected.entrySet()) {
       assertCellEquals(e.getValue(), found.get(e.getKey()), what + ": the cell of key " + e.getKey());
