@@ -31,7 +31,7 @@ final class BufferingBackingMap<C> implements IBackingMap<String, C>, AutoClosea
         found.put(key, cell);
       }
     }
-    return found;
+    return java.util.Collections.unmodifiableMap(found);
   }
 
   @Override

@@ -24,7 +24,7 @@ final class KeyDroppingBackingMap<C> implements IBackingMap<String, C> {
         found.put(key, cell);
       }
     }
-    return found;
+    return java.util.Collections.unmodifiableMap(found);
   }
 
   @Override

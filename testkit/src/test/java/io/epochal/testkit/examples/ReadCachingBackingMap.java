@@ -25,7 +25,7 @@ final class ReadCachingBackingMap<C> implements IBackingMap<String, C> {
       });
       found.putAll(cached);
     }
-    return found;
+    return java.util.Collections.unmodifiableMap(found);
   }
 
   @Override

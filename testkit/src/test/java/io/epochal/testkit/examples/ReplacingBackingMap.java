@@ -19,7 +19,7 @@ final class ReplacingBackingMap<C> implements IBackingMap<String, C> {
         found.put(key, cell);
       }
     }
-    return found;
+    return java.util.Collections.unmodifiableMap(found);
   }
 
   @Override

@@ -26,7 +26,7 @@ final class RetryAddingBackingMap implements IBackingMap<String, OpaqueValue<Lon
         found.put(key, cell);
       }
     }
-    return found;
+    return java.util.Collections.unmodifiableMap(found);
   }
 
   @Override

@@ -29,7 +29,8 @@ class BackingMapContractCanFailTest {
     KEEPS_THE_CALLERS_MAP(BackingMapContract::theCallersMapsCannotChangeTheStore),
     RETURNS_A_LIVE_VIEW(BackingMapContract::aResultIsASnapshot),
     ACCEPTS_NULLS(BackingMapContract::nullsAreRefused),
-    DROPS_CELLS_OF_LARGE_PUTS(BackingMapContract::aLargeCallIsServedWhole);
+    DROPS_CELLS_OF_LARGE_PUTS(BackingMapContract::aLargeCallIsServedWhole),
+    RETURNS_A_MODIFIABLE_MAP(BackingMapContract::aMultiPutIsReadBackByMultiGet);
 
     final Consumer<BackingMapContract<String, Long>> caught;
 
@@ -78,7 +79,7 @@ class BackingMapContractCanFailTest {
         }
         default -> keys.stream().filter(cells::containsKey).forEach(k -> found.put(k, cells.get(k)));
       }
-      return found;
+      return defect == Defect.RETURNS_A_MODIFIABLE_MAP ? found : Collections.unmodifiableMap(found);
     }
 
     @Override
