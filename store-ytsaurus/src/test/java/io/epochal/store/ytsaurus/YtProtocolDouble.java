@@ -149,6 +149,7 @@ public final class YtProtocolDouble implements AutoCloseable {
   private final Map<String, String> tabletTxProxy = new HashMap<>();
   private final Map<Registration, Boolean> registrations = new HashMap<>();
   private volatile int pullLimit;
+  private final java.util.concurrent.atomic.AtomicBoolean advanceSeen = new java.util.concurrent.atomic.AtomicBoolean();
 
   private YtProtocolDouble(int proxyCount) throws IOException {
     nodes.put("/", new Node("map_node"));
@@ -281,6 +282,25 @@ public final class YtProtocolDouble implements AutoCloseable {
     synchronized (q) {
       q.add(new Fault(200, error, false, true, null));
     }
+  }
+
+  /** The fault queue of the {@code commit_transaction}s that follow an {@code advance_queue_consumer}. */
+  private static final String ADVANCING_COMMIT = "commit_transaction[advance_queue_consumer]";
+
+  /**
+   * The next {@code commit_transaction} that follows a successful {@code advance_queue_consumer} (in a transaction or
+   * not) fails with {@code error} (HTTP {@code status}) before doing anything; other commits pass.
+   */
+  public void failNextAdvancingCommit(int status, YtError error) {
+    failNext(ADVANCING_COMMIT, 1, status, error);
+  }
+
+  /**
+   * The next {@code commit_transaction} that follows a successful {@code advance_queue_consumer} gets no answer; if
+   * {@code afterExecuting}, it is executed first (the commit lands, the reply is lost).
+   */
+  public void dropNextAdvancingCommit(boolean afterExecuting) {
+    dropNext(ADVANCING_COMMIT, afterExecuting);
   }
 
   /** Sets attribute {@code name} of the node at {@code path} directly, as an operator would. */
@@ -609,7 +629,14 @@ public final class YtProtocolDouble implements AutoCloseable {
             return;
           }
         }
+        ObjectNode params = N.objectNode();
+        params.setAll(query);
+        params.setAll(headerParams);
+        params.setAll(bodyParams);
         Fault fault = pollFault(command);
+        if (command.equals("commit_transaction") && advanceSeen.getAndSet(false) && fault == null) {
+          fault = pollFault(ADVANCING_COMMIT);
+        }
         if (fault != null && !fault.drop && !fault.afterExecuting) {
           sendError(ex, fault.status, fault.error);
           return;
@@ -617,10 +644,6 @@ public final class YtProtocolDouble implements AutoCloseable {
         if (fault != null && !fault.afterExecuting) {
           return; // close without any answer
         }
-        ObjectNode params = N.objectNode();
-        params.setAll(query);
-        params.setAll(headerParams);
-        params.setAll(bodyParams);
         String expectedMethod = methodOf(command);
         if (expectedMethod != null && !expectedMethod.equals(ex.getRequestMethod())) {
           sendError(ex, 405, YtError.of(1, "Command " + command + " must be sent with " + expectedMethod
@@ -2059,6 +2082,7 @@ public final class YtProtocolDouble implements AutoCloseable {
     } else {
       tx.ops.add(op);
     }
+    advanceSeen.set(true);
   }
 
   private void trim(String path, int tablet, long count) {
