@@ -67,6 +67,8 @@ public final class ConsumerAdvances {
 
   /** Per pipeline, per spout, per txid: the advances of the latest emission. Guarded by {@code this}. */
   private final Map<String, Map<String, TreeMap<Long, List<Advance>>>> staged = new HashMap<>();
+  /** Per pipeline: the txids an epoch commit was found for (it may still have failed). Guarded by {@code this}. */
+  private final Map<String, java.util.TreeSet<Long>> carried = new HashMap<>();
 
   /**
    * Stages the advances of the current emission of batch {@code txid} of {@code spout} in {@code pipeline},
@@ -86,14 +88,29 @@ public final class ConsumerAdvances {
     }
   }
 
-  /** Batch {@code txid} of {@code pipeline} committed: drops everything staged up to it. */
-  public synchronized void committed(String pipeline, long txid) {
+  /**
+   * Batch {@code txid} of {@code pipeline} committed: drops everything staged up to it.
+   *
+   * @return the txids up to {@code txid} whose staged advances no transaction of this store carried (their epoch was
+   *     committed elsewhere: a misconfiguration, the consumer did not move); normally empty
+   */
+  public synchronized List<Long> committed(String pipeline, long txid) {
+    List<Long> missed = new ArrayList<>();
     Map<String, TreeMap<Long, List<Advance>>> p = staged.get(pipeline);
+    java.util.TreeSet<Long> seen = carried.getOrDefault(pipeline, new java.util.TreeSet<>());
     if (p != null) {
       for (TreeMap<Long, List<Advance>> bySpout : p.values()) {
-        bySpout.headMap(txid, true).clear();
+        Map<Long, List<Advance>> done = bySpout.headMap(txid, true);
+        done.forEach((t, list) -> {
+          if (!list.isEmpty() && !seen.contains(t) && !missed.contains(t)) {
+            missed.add(t);
+          }
+        });
+        done.clear();
       }
     }
+    seen.headSet(txid, true).clear();
+    return missed;
   }
 
   /** @return the advances staged for {@code (pipeline, txid)}, in spout order; empty if none */
@@ -148,6 +165,9 @@ public final class ConsumerAdvances {
         long stored = lookup.apply(table, w.getKey()).map(r -> r.getLong(COMMITTED_TXID_COLUMN)).orElse(0L);
         if (stored == txid - 1) {
           out.add(new EpochCommit(pipeline, txid, advances));
+          synchronized (this) {
+            carried.computeIfAbsent(pipeline, x -> new java.util.TreeSet<>()).add(txid);
+          }
         } else if (stored >= txid) {
           committed(pipeline, stored); // a commit that landed without its success being heard: drop its staging
         }

@@ -56,6 +56,7 @@ final class QueueSource<T> implements AutoCloseable {
   private long discoveredAtNanos;
   private Map<Integer, Long> consumerOffsets;
   private final Map<Integer, Kept> kept = new HashMap<>();
+  private boolean warnedUncarried;
 
   QueueSource(YtQueueSpoutConfig<T> config, Optional<ConsumerAdvances> advances) {
     this.config = config;
@@ -241,9 +242,20 @@ final class QueueSource<T> implements AutoCloseable {
     advances.ifPresent(a -> a.unstage(config.advancingPipeline().orElseThrow(), spout, txid));
   }
 
-  /** Batch {@code txid} committed. */
+  /** Batch {@code txid} committed; says so loudly (once) if its epoch commit did not carry the consumer advances. */
   void committed(long txid) {
-    advances.ifPresent(a -> a.committed(config.advancingPipeline().orElseThrow(), txid));
+    if (advances.isEmpty()) {
+      return;
+    }
+    String pipeline = config.advancingPipeline().orElseThrow();
+    List<Long> missed = advances.get().committed(pipeline, txid);
+    if (!missed.isEmpty() && !warnedUncarried) {
+      warnedUncarried = true;
+      LOG.error("YTsaurus queue spout '{}': batch(es) {} committed, but no epoch commit of pipeline '{}' on the "
+          + "configured YtTableStore carried their consumer advances, so consumer {} did not move. Is '{}' the "
+          + "pipeline's name, and does it use a TableCheckpointStore on that store (pinned mode)?", spout, missed,
+          pipeline, config.consumerPath().orElseThrow(), pipeline);
+    }
   }
 
   @Override

@@ -78,8 +78,17 @@ class ConsumerAdvancesTest {
     assertEquals(List.of(), advances.forCommit(writes(), ConsumerAdvancesTest::none), "no checkpoint row written");
     assertEquals(1, advances.forCommit(writes(checkpointRow("wc", 1)), ConsumerAdvancesTest::none).size(),
         "a first commit (no checkpoint row yet) carries its advances");
-    advances.committed("wc", 1);
+    assertEquals(List.of(), advances.committed("wc", 1), "txid 1 was carried");
     assertEquals(List.of(), advances.forCommit(writes(checkpointRow("wc", 1)), ConsumerAdvancesTest::none));
+  }
+
+  @Test
+  void aCommittedBatchWhoseAdvancesNoTransactionCarriedIsReported() {
+    advances.stage("typo", "events", 1, List.of(a));
+    advances.stage("typo", "events", 2, List.of());
+    assertEquals(List.of(), advances.forCommit(writes(checkpointRow("wc", 1)), ConsumerAdvancesTest::none));
+    assertEquals(List.of(1L), advances.committed("typo", 2), "the pipeline name matched no epoch commit");
+    assertEquals(List.of(), advances.staged("typo", 1));
   }
 
   @Test
