@@ -63,7 +63,13 @@ public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMeta
     source.beginCycle(attempt.txid(), false);
     try {
       PartitionedMetadata<YtQueueRange> next = adapter.emit(attempt, previous, out);
-      source.stageAdvances(attempt.txid(), next);
+      if (previous.isPresent() && previous.get().equals(next)) {
+        // nothing new in any partition: the adapter hands back the previous metadata, whose in-batch ranges were
+        // already advanced by the previous batch's commit
+        source.stageAdvances(attempt.txid(), PartitionedMetadata.empty());
+      } else {
+        source.stageAdvances(attempt.txid(), next);
+      }
       return next;
     } catch (RuntimeException | Error e) {
       source.unstageAdvances(attempt.txid());
