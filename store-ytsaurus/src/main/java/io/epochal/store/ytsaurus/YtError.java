@@ -68,6 +68,12 @@ public record YtError(int code, String message, Map<String, Object> attributes, 
   public static final int REQUEST_QUEUE_SIZE_LIMIT_EXCEEDED = 108;
   /** Request rate limit exceeded. */
   public static final int REQUEST_RATE_LIMIT_EXCEEDED = 904;
+  /**
+   * Queue consumer offset conflict ({@code ConsumerOffsetConflict}): {@code advance_queue_consumer} found another
+   * offset than its {@code old_offset}; attributes {@code partition}, {@code consumer}, {@code expected_offset},
+   * {@code current_offset} (repo {@code yt/yt/client/queue_client/public.h}, {@code consumer_client.cpp}).
+   */
+  public static final int CONSUMER_OFFSET_CONFLICT = 3100;
   /** Timeout. */
   public static final int TIMEOUT = 3;
 

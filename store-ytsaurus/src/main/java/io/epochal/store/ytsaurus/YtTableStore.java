@@ -13,6 +13,7 @@ import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
+import io.epochal.store.ytsaurus.internal.ConsumerAdvances;
 import io.epochal.store.ytsaurus.internal.LeaseManager;
 import io.epochal.store.ytsaurus.internal.PinnedTransaction;
 import io.epochal.store.ytsaurus.internal.ProxyPool;
@@ -87,6 +88,7 @@ public final class YtTableStore implements TableStore {
   private final YtCypress cypress;
   private final ProxyPool pool;
   private final LeaseManager leases;
+  private final ConsumerAdvances consumerAdvances = new ConsumerAdvances();
   private volatile boolean closed;
 
   private YtTableStore(Builder b) {
@@ -300,7 +302,7 @@ public final class YtTableStore implements TableStore {
   private StoreTransaction start(LeaseManager.Handle handle) {
     if (mode == YtMode.PINNED) {
       return PinnedTransaction.begin(this, client, pool, transactionTimeout.toMillis(), handle, hook, readHook,
-          () -> closed);
+          () -> closed, consumerAdvances);
     }
     return new SingleTableTransaction(this, client, proxy, sharedTable, leases, handle, hook, readHook,
         () -> closed);
@@ -329,6 +331,14 @@ public final class YtTableStore implements TableStore {
   @Override
   public String toString() {
     return describe();
+  }
+
+  /**
+   * The queue-consumer advances staged for this store's epoch commits (pinned mode): what a queue spout configured
+   * with {@link YtQueueSpoutConfig.Builder#advanceConsumerIn} hands to the tablet transaction of each epoch commit.
+   */
+  ConsumerAdvances consumerAdvances() {
+    return consumerAdvances;
   }
 
   /** @return the maximum number of rows one transaction may write (YTsaurus' default limit) */

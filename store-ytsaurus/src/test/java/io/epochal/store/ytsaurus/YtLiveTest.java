@@ -110,6 +110,43 @@ class YtLiveTest {
     }
   }
 
+  /**
+   * The queue points the queue spout and the protocol double rely on (§5), each asserting what the double assumes; the
+   * same checks run against the double in {@code YtQueueProtocolDoubleTest}.
+   */
+  @Nested
+  @EnabledIfEnvironmentVariable(named = "YT_PROXY", matches = ".+", disabledReason = HOW_TO_RUN)
+  class QueueUnconfirmed extends YtQueueProtocolChecks {
+    private final YtHttpClient client = new YtHttpClient(new YtHttpClient.Settings(token(),
+        java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofMillis(100),
+        java.time.Duration.ofSeconds(1), io.epochal.pipeline.Sleeper.system()));
+
+    @Override
+    protected String proxy() {
+      return YtLiveTest.proxy();
+    }
+
+    @Override
+    protected String freshRoot() {
+      return YtLiveTest.freshRoot();
+    }
+
+    @Override
+    protected YtHttpClient client() {
+      return client;
+    }
+
+    @Override
+    protected YtTableStore.Builder store(String root) {
+      return builder(root);
+    }
+
+    @Override
+    protected java.util.Optional<String> token() {
+      return YtAuth.resolveToken(System.getenv(), Path.of(System.getProperty("user.home")));
+    }
+  }
+
   /** One test per [UNCONFIRMED] item of {@code ytsaurus-http-api.md} that this module relies on. */
   @Nested
   @EnabledIfEnvironmentVariable(named = "YT_PROXY", matches = ".+", disabledReason = HOW_TO_RUN)

@@ -10,6 +10,7 @@ import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableKey;
+import io.epochal.store.ytsaurus.YtConsumerOffsetMismatchException;
 import io.epochal.store.ytsaurus.YtError;
 import io.epochal.store.ytsaurus.YtException;
 import io.epochal.store.ytsaurus.YtTransactionLostException;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>Sequence: {@code start_transaction(type=tablet)} at begin (so conflicts are judged from this start timestamp);
  * lookups and scans with {@code transaction_id} (snapshot at the start, not seeing own writes); at commit, per table in
  * first-written order, the commit hook, then one {@code insert_rows} (upserts) and one {@code delete_rows} (deletes);
- * finally {@code commit_transaction} with {@code prerequisite_transaction_ids = [lease master transaction]}. Every
+ * then, if the transaction is the epoch commit of a pipeline whose queue spout staged consumer advances
+ * ({@link ConsumerAdvances}), one {@code advance_queue_consumer} per advanced partition; finally
+ * {@code commit_transaction} with {@code prerequisite_transaction_ids = [lease master transaction]}. Every
  * answer's {@code X-YT-Proxy} must equal the one that answered {@code start_transaction}.
  *
  * <p>Outcomes: 1700 → {@link CommitConflictException} naming table and keys; 1000 → {@link LeaseLostException};
@@ -55,10 +58,11 @@ public final class PinnedTransaction extends AbstractYtTransaction {
   private final String transactionId;
   private final LeaseManager.Handle leaseHandle;
   private final CommitHook hook;
+  private final ConsumerAdvances consumerAdvances;
 
   private PinnedTransaction(Object owner, Lease lease, BooleanSupplier storeClosed, ReadHook readHook,
       YtHttpClient client, String proxy, String servedBy, String transactionId, LeaseManager.Handle leaseHandle,
-      CommitHook hook) {
+      CommitHook hook, ConsumerAdvances consumerAdvances) {
     super(owner, lease, storeClosed, readHook);
     this.client = client;
     this.proxy = proxy;
@@ -66,6 +70,7 @@ public final class PinnedTransaction extends AbstractYtTransaction {
     this.transactionId = transactionId;
     this.leaseHandle = leaseHandle;
     this.hook = hook;
+    this.consumerAdvances = consumerAdvances;
   }
 
   /**
@@ -79,10 +84,12 @@ public final class PinnedTransaction extends AbstractYtTransaction {
    * @param hook the commit hook
    * @param readHook the read hook
    * @param storeClosed tells whether the store was closed
+   * @param consumerAdvances the queue-consumer advances staged for epoch commits on this store
    * @return the open transaction
    */
   public static PinnedTransaction begin(Object owner, YtHttpClient client, ProxyPool pool, long timeoutMs,
-      LeaseManager.Handle leaseHandle, CommitHook hook, ReadHook readHook, BooleanSupplier storeClosed) {
+      LeaseManager.Handle leaseHandle, CommitHook hook, ReadHook readHook, BooleanSupplier storeClosed,
+      ConsumerAdvances consumerAdvances) {
     if (leaseHandle != null) {
       leaseHandle.checkNotLost();
     }
@@ -104,7 +111,7 @@ public final class PinnedTransaction extends AbstractYtTransaction {
         }
         LOG.debug("tablet transaction {} pinned to {} (X-YT-Proxy {})", id, proxy, r.servedBy());
         return new PinnedTransaction(owner, leaseHandle == null ? null : leaseHandle.lease(), storeClosed, readHook,
-            client, proxy, r.servedBy(), id, leaseHandle, hook);
+            client, proxy, r.servedBy(), id, leaseHandle, hook, consumerAdvances);
       } catch (YtException e) {
         if (e.httpStatus() != 0) {
           throw e;
@@ -187,6 +194,12 @@ public final class PinnedTransaction extends AbstractYtTransaction {
           client.execute(inTx(YtCommand.DELETE_ROWS, p, deletes, Phase.IN_TRANSACTION));
         }
       }
+      for (ConsumerAdvances.EpochCommit epoch : consumerAdvances.forCommit(writes,
+          (table, key) -> doLookup(table, List.of(key)).get(0))) {
+        for (ConsumerAdvances.Advance a : epoch.advances()) {
+          advance(epoch.txid(), a);
+        }
+      }
     } catch (RuntimeException e) {
       doAbort();
       throw e;
@@ -212,6 +225,30 @@ public final class PinnedTransaction extends AbstractYtTransaction {
             + "transaction " + leaseHandle.transactionId() + " is gone); nothing was applied. " + e.getMessage());
         named.initCause(e.getCause());
         throw named;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * {@code advance_queue_consumer} with {@code old_offset} inside this tablet transaction; error 3100 (the consumer
+   * holds another offset) becomes {@link YtConsumerOffsetMismatchException}.
+   */
+  private void advance(long txid, ConsumerAdvances.Advance a) {
+    ObjectNode p = YtJson.object().put("consumer_path", a.consumerPath()).put("queue_path", a.queuePath())
+        .put("partition_index", a.partition()).put("old_offset", a.oldOffset()).put("new_offset", a.newOffset());
+    try {
+      client.execute(inTx(YtCommand.ADVANCE_QUEUE_CONSUMER, p, null, Phase.IN_TRANSACTION));
+      LOG.debug("tablet transaction {}: consumer {} of {} partition {} advanced {} -> {} (pipeline '{}', txid {})",
+          transactionId, a.consumerPath(), a.queuePath(), a.partition(), a.oldOffset(), a.newOffset(), a.pipeline(),
+          txid);
+    } catch (YtException e) {
+      if (e.hasCode(YtError.CONSUMER_OFFSET_CONFLICT)) {
+        long found = e.error().flatMap(x -> x.find(YtError.CONSUMER_OFFSET_CONFLICT))
+            .map(x -> x.attributes().get("current_offset")).filter(Number.class::isInstance)
+            .map(n -> ((Number) n).longValue()).orElse(-1L);
+        throw new YtConsumerOffsetMismatchException(a.pipeline(), a.queuePath(), a.consumerPath(), a.partition(),
+            a.oldOffset(), found, a.newOffset(), txid, e);
       }
       throw e;
     }

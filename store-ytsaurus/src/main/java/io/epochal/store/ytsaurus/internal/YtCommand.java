@@ -23,12 +23,17 @@ public enum YtCommand {
   MOUNT_TABLE("mount_table", Method.POST, false),
   UNMOUNT_TABLE("unmount_table", Method.POST, false),
   RESHARD_TABLE("reshard_table", Method.POST, false),
+  ADVANCE_QUEUE_CONSUMER("advance_queue_consumer", Method.POST, false),
+  REGISTER_QUEUE_CONSUMER("register_queue_consumer", Method.POST, false),
+  TRIM_ROWS("trim_rows", Method.POST, false),
   // read-only
   GET("get", Method.GET, false),
   EXISTS("exists", Method.GET, false),
   LIST("list", Method.GET, false),
   SELECT_ROWS("select_rows", Method.GET, false),
   GENERATE_TIMESTAMP("generate_timestamp", Method.GET, false),
+  PULL_QUEUE("pull_queue", Method.GET, false),
+  PULL_QUEUE_CONSUMER("pull_queue_consumer", Method.GET, false),
   DISCOVER_PROXIES("discover_proxies", Method.GET, false);
 
   /** HTTP methods the proxy distinguishes. */

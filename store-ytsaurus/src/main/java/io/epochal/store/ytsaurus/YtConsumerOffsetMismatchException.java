@@ -1,0 +1,61 @@
+package io.epochal.store.ytsaurus;
+
+/**
+ * An epoch commit could not advance the pipeline's YTsaurus queue consumer: {@code advance_queue_consumer} with
+ * {@code old_offset} found the consumer's offset of the partition at {@link #foundOffset()} instead of
+ * {@link #expectedOffset()} (YTsaurus error 3100, {@code ConsumerOffsetConflict}). Something else advanced (or reset)
+ * the consumer: another pipeline, a tool, an operator. The epoch's tablet transaction is aborted, so neither the
+ * states nor the checkpoint nor the consumer moved; the pipeline stops (not retryable) rather than skip or repeat
+ * rows. Names pipeline, queue, consumer, partition and both offsets.
+ *
+ * <p>To go on: make sure one pipeline owns the consumer, then set the consumer back to the pipeline's committed
+ * offset (the expected one) or start a new pipeline.
+ *
+ * @since 0.4.0
+ */
+public final class YtConsumerOffsetMismatchException extends YtQueueException {
+  private static final long serialVersionUID = 1L;
+
+  private final String consumer;
+  private final long expectedOffset;
+  private final long foundOffset;
+
+  /**
+   * @param pipeline the pipeline whose epoch commit failed
+   * @param queue the queue
+   * @param consumer the consumer's Cypress path
+   * @param partition the tablet index
+   * @param expectedOffset the offset the pipeline's checkpoint says the consumer is at (the advance's old offset)
+   * @param foundOffset the offset YTsaurus found, or {@code -1} if its error did not say
+   * @param newOffset the offset the advance was to set
+   * @param txid the txid being committed
+   * @param cause the YTsaurus error
+   */
+  public YtConsumerOffsetMismatchException(String pipeline, String queue, String consumer, int partition,
+      long expectedOffset, long foundOffset, long newOffset, long txid, Throwable cause) {
+    super("pipeline '" + pipeline + "': cannot advance queue consumer " + consumer + " of " + queue + ", partition "
+        + partition + ", from offset " + expectedOffset + " to " + newOffset + " (txid " + txid + "): the consumer is at "
+        + (foundOffset >= 0 ? "offset " + foundOffset : "another offset") + ". Another consumer or tool advanced it; "
+        + "nothing was committed and no row is skipped or repeated. Give the consumer to one pipeline and set it "
+        + "back to offset " + expectedOffset + ".", cause, false, null, queue, partition, expectedOffset, txid,
+        pipeline);
+    this.consumer = consumer;
+    this.expectedOffset = expectedOffset;
+    this.foundOffset = foundOffset;
+  }
+
+  /** @return the consumer's Cypress path */
+  public String consumer() {
+    return consumer;
+  }
+
+  /** @return the offset the pipeline expected (its committed end offset of the partition) */
+  public long expectedOffset() {
+    return expectedOffset;
+  }
+
+  /** @return the offset YTsaurus found, or {@code -1} if its error did not carry it */
+  public long foundOffset() {
+    return foundOffset;
+  }
+}
