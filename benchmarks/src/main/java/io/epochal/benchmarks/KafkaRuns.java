@@ -10,7 +10,13 @@ import io.epochal.spout.Spout;
 import io.epochal.spouts.kafka.KafkaRecord;
 import io.epochal.spouts.kafka.KafkaSpoutConfig;
 import io.epochal.spouts.kafka.KafkaSpouts;
+import io.epochal.state.InMemoryBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.state.StateFactory;
 import io.epochal.state.opaque.OpaqueTableLayout;
+import io.epochal.state.transactional.TransactionalMap;
+import io.epochal.state.transactional.TransactionalValue;
+import io.epochal.store.CheckpointStore;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.KeyCodec;
@@ -40,7 +46,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *       {@code flatMap(split) → groupBy(word) → persistentAggregate(count)} exactly-once on
  *       {@link RocksDbTableStore} (epoch protocol: every dirty row, the batch's offset ranges and the txid in one
  *       RocksDB write batch), {@code TransactionalMap} or {@code OpaqueMap} rows; batches of {@code batch} records
- *       ({@code batch / topicPartitions} per Kafka partition).</li>
+ *       ({@code batch / topicPartitions} per Kafka partition);</li>
+ *   <li>{@code epochal-kafka-mem-tx}: the transactional spout into {@code epochal-mem-tx}'s state (a
+ *       {@code TransactionalMap} over an {@code InMemoryBackingMap}, per-key protocol): what the spout and the engine
+ *       cost without the RocksDB store.</li>
  * </ul>
  * Both timed sections start before the first client is created and end after the last record is counted
  * (Epochal: committed).
@@ -106,36 +115,54 @@ public final class KafkaRuns {
     return epochal(ctx, true);
   }
 
-  private static Map<String, Long> epochal(RunContext ctx, boolean opaque) {
+  public static Map<String, Long> memory(RunContext ctx) {
+    InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("counts");
+    run(ctx, spout(ctx, false), TransactionalMap.factory(store), null);
+    Map<String, Long> out = new HashMap<>();
+    store.snapshot().forEach((w, cell) -> out.put(w, cell.value()));
+    return out;
+  }
+
+  private static Spout<KafkaRecord<String, String>, ?> spout(RunContext ctx, boolean opaque) {
     KafkaSpoutConfig<String, String> config = KafkaSpoutConfig.strings("corpus").bootstrapServers(ctx.kafkaBootstrap())
         .topics(ctx.topic()).maxRecordsPerPartition(perPartition(ctx)).build();
-    Spout<KafkaRecord<String, String>, ?> spout = opaque ? KafkaSpouts.opaque(config)
-        : KafkaSpouts.transactional(config);
+    return opaque ? KafkaSpouts.opaque(config) : KafkaSpouts.transactional(config);
+  }
+
+  private static Map<String, Long> epochal(RunContext ctx, boolean opaque) {
     try (RocksDbTableStore store = RocksDbTableStore.builder(ctx.work().resolve("rocksdb")).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       TableStates.Builder<String, Long> states =
           TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
-      List<Long> commitNanos = new ArrayList<>();
-      PipelineBuilder b = Pipeline.newBuilder(EpochalRuns.PIPELINE).partitions(ctx.partitions())
-          .threads(ctx.threads()).maxBatchesInFlight(ctx.inFlight()).checkpointStore(checkpoints)
-          .listener(new PipelineListener() {
-            @Override
-            public void onBatchCommitted(BatchReport report) {
-              commitNanos.add(report.commitNanos());
-            }
-          });
-      b.source(spout)
-          .flatMap(r -> Arrays.asList(r.value().orElseThrow().split(" ")))
-          .groupBy(w -> w)
-          .persistentAggregate(EpochalRuns.STATE, opaque ? OpaqueTableLayout.factory(states)
-              : TransactionalTableLayout.factory(states), Aggregators.count());
-      try (Pipeline pipeline = b.build()) {
-        ctx.meter().start();
-        pipeline.runUntilIdle();
-        ctx.meter().stop();
-      }
-      EpochalRuns.recordCommits(ctx, commitNanos);
+      run(ctx, spout(ctx, opaque), opaque ? OpaqueTableLayout.factory(states)
+          : TransactionalTableLayout.factory(states), checkpoints);
       return EpochalRuns.scan(store, EpochalRuns.PIPELINE + "/" + EpochalRuns.STATE);
     }
+  }
+
+  private static void run(RunContext ctx, Spout<KafkaRecord<String, String>, ?> spout,
+      StateFactory<? extends MapState<String, Long>> counts, CheckpointStore checkpoints) {
+    List<Long> commitNanos = new ArrayList<>();
+    PipelineBuilder b = Pipeline.newBuilder(EpochalRuns.PIPELINE).partitions(ctx.partitions())
+        .threads(ctx.threads()).maxBatchesInFlight(ctx.inFlight())
+        .listener(new PipelineListener() {
+          @Override
+          public void onBatchCommitted(BatchReport report) {
+            commitNanos.add(report.commitNanos());
+          }
+        });
+    if (checkpoints != null) {
+      b.checkpointStore(checkpoints);
+    }
+    b.source(spout)
+        .flatMap(r -> Arrays.asList(r.value().orElseThrow().split(" ")))
+        .groupBy(w -> w)
+        .persistentAggregate(EpochalRuns.STATE, counts, Aggregators.count());
+    try (Pipeline pipeline = b.build()) {
+      ctx.meter().start();
+      pipeline.runUntilIdle();
+      ctx.meter().stop();
+    }
+    EpochalRuns.recordCommits(ctx, commitNanos);
   }
 }

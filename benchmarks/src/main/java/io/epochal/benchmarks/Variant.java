@@ -27,6 +27,9 @@ public enum Variant {
       Peer.PLAIN, "io.epochal.benchmarks.KafkaRuns", "transactional"),
   EPOCHAL_KAFKA_OPAQUE("epochal-kafka-opaque", "Epochal Kafka opaque spout, RocksDB OpaqueMap, epoch", Peer.PLAIN,
       "io.epochal.benchmarks.KafkaRuns", "opaque"),
+  /** The spout's share: the Kafka transactional spout into the in-memory state of {@code epochal-mem-tx}. */
+  EPOCHAL_KAFKA_MEM_TX("epochal-kafka-mem-tx", "Epochal Kafka transactional spout, in-memory TransactionalMap",
+      Peer.PLAIN, "io.epochal.benchmarks.KafkaRuns", "memory"),
   STORM_TX("storm-tx", "Storm Trident 2.8.3, TransactionalMap", Peer.STORM,
       "io.epochal.benchmarks.storm.TridentRun", "transactional"),
   STORM_OPAQUE("storm-opaque", "Storm Trident 2.8.3, opaque MemoryMapState", Peer.STORM,
@@ -75,7 +78,8 @@ public enum Variant {
 
   /** @return whether the variant reads the harness' Kafka topic */
   public boolean onKafka() {
-    return this == KAFKA_PLAIN || this == EPOCHAL_KAFKA_TX || this == EPOCHAL_KAFKA_OPAQUE;
+    return this == KAFKA_PLAIN || this == EPOCHAL_KAFKA_TX || this == EPOCHAL_KAFKA_OPAQUE
+        || this == EPOCHAL_KAFKA_MEM_TX;
   }
 
   public static Variant of(String id) {
