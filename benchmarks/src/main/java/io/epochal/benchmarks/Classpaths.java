@@ -9,7 +9,8 @@ import java.util.List;
  * module): Epochal's RocksDB ({@code rocksdbjni}) and Flink's ({@code frocksdbjni}) share the {@code org.rocksdb}
  * package, Epochal's LZ4 ({@code at.yawk.lz4}) and Flink's ({@code org.lz4}) the {@code net.jpountz} package, and
  * Storm brings a second {@code rocksdbjni} and needs {@code log4j-core} (its worker reads log4j's configuration),
- * where the others log through {@code slf4j-simple}; each child sees only its own.
+ * where the others log through {@code slf4j-simple}; each child sees only its own. The harness' in-process Kafka
+ * broker (Kafka's server jars, Scala) stays out of every child; {@code kafka-clients} goes to the plain children.
  */
 public final class Classpaths {
   private Classpaths() {
@@ -35,10 +36,13 @@ public final class Classpaths {
         || e.contains("/org/apache/logging/log4j/log4j-slf4j2-impl/");
     boolean slf4jLogging = e.contains("/org/apache/logging/log4j/log4j-to-slf4j/")
         || e.contains("/org/slf4j/slf4j-simple/");
+    boolean kafkaClients = e.contains("/org/apache/kafka/kafka-clients/") && !e.endsWith("-test.jar");
+    // the in-process broker of the harness (KafkaBroker) and its test kit: never in a child
+    boolean kafkaBroker = e.contains("/org/apache/kafka/") && !kafkaClients || e.contains("/org/scala-lang/");
     return switch (peer) {
-      case PLAIN -> !storm && !flink && !otherRocks && !log4jCore;
-      case STORM -> !flink && !ourRocks && !ourLz4 && !slf4jLogging;
-      case FLINK -> !storm && !ourRocks && !otherRocks && !ourLz4 && !log4jCore;
+      case PLAIN -> !storm && !flink && !otherRocks && !log4jCore && !kafkaBroker;
+      case STORM -> !flink && !ourRocks && !ourLz4 && !slf4jLogging && !kafkaBroker && !kafkaClients;
+      case FLINK -> !storm && !ourRocks && !otherRocks && !ourLz4 && !log4jCore && !kafkaBroker && !kafkaClients;
     };
   }
 }

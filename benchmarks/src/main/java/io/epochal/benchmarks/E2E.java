@@ -41,6 +41,10 @@ import java.util.stream.Stream;
  *                      from Maven binaries for the whole harness run); the user's password is read from PGPASSWORD,
  *                      and each run creates and drops a schema of its own
  * --jdbc-user USER     the user of --jdbc-url (default postgres)
+ * --kafka-bootstrap H:P the Kafka broker of the Kafka variants (default: a Kafka 4.4.0 broker started in this JVM for
+ *                      the whole harness run, KafkaClusterTestKit); the corpus is loaded once into a new topic that
+ *                      every Kafka variant reads (kafka-plain, epochal-kafka-tx, epochal-kafka-opaque)
+ * --kafka-partitions P partitions of that topic (default 4)
  * --jvm-arg ARG        extra JVM argument of every child (repeatable), e.g. -XX:+FlightRecorder
  * --out DIR            results directory (default target/e2e); the corpus lives there too
  * --chart FILE         where to write the chart (default OUT/chart.png)
@@ -59,84 +63,6 @@ public final class E2E {
       "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
       "--add-exports=java.base/sun.net.util=ALL-UNNAMED", "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
       "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED");
-
-  /** Settings of one harness run. */
-  public static final class Settings {
-    long sentences = 1_000_000;
-    int rounds = 3;
-    List<Variant> variants = new ArrayList<>(Arrays.asList(Variant.RAW, Variant.ROCKSDB_BARE,
-        Variant.EPOCHAL_MEM_TX, Variant.EPOCHAL_MEM_OPAQUE, Variant.EPOCHAL_ROCKSDB_TX,
-        Variant.EPOCHAL_ROCKSDB_OPAQUE, Variant.PG_BARE, Variant.EPOCHAL_PG_TX, Variant.EPOCHAL_PG_OPAQUE,
-        Variant.STORM_TX, Variant.STORM_OPAQUE, Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB));
-    int threads = 2;
-    int partitions = 2;
-    int inflight = 2;
-    int batch = 10_000;
-    String xmx = "2g";
-    /** Null: the default, which depends on the variants (see {@link #scaleKeys()}). */
-    Long scaleKeys;
-    String scaleXmx = "512m";
-    /** Null: the default, which depends on the variants (see {@link #latencyBatches()}). */
-    List<Integer> latencyBatches;
-    String jdbcUrl;
-    String jdbcUser = "postgres";
-    List<String> jvmArgs = new ArrayList<>();
-    Path out = Path.of("target", "e2e");
-    Path chart;
-    boolean groupPeers;
-
-    /** The latency and scale runs measure epochal-rocksdb-tx: by default only when it is among the variants. */
-    private boolean rocksTxSelected() {
-      return variants.contains(Variant.EPOCHAL_ROCKSDB_TX);
-    }
-
-    long scaleKeys() {
-      return scaleKeys != null ? scaleKeys : rocksTxSelected() ? 10_000_000 : 0;
-    }
-
-    List<Integer> latencyBatches() {
-      return latencyBatches != null ? latencyBatches
-          : rocksTxSelected() ? List.of(1_000, 10_000, 100_000) : List.of();
-    }
-
-    boolean needsPostgres() {
-      return variants.stream().anyMatch(Variant::onPostgres);
-    }
-
-    static Settings parse(String[] args) {
-      Settings s = new Settings();
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        String v = i + 1 < args.length ? args[i + 1] : null;
-        switch (a) {
-          case "--sentences" -> s.sentences = Long.parseLong(v.replace("_", "").replace(",", ""));
-          case "--rounds" -> s.rounds = Integer.parseInt(v);
-          case "--variants" -> s.variants = Arrays.stream(v.split(",")).map(Variant::of).toList();
-          case "--threads" -> s.threads = Integer.parseInt(v);
-          case "--partitions" -> s.partitions = Integer.parseInt(v);
-          case "--inflight" -> s.inflight = Integer.parseInt(v);
-          case "--batch" -> s.batch = Integer.parseInt(v);
-          case "--xmx" -> s.xmx = v;
-          case "--scale-keys" -> s.scaleKeys = Long.parseLong(v.replace("_", "").replace(",", ""));
-          case "--scale-xmx" -> s.scaleXmx = v;
-          case "--latency-batches" -> s.latencyBatches = v.isBlank() || v.equals("none") ? List.of()
-              : Arrays.stream(v.split(",")).map(Integer::parseInt).toList();
-          case "--jvm-arg" -> s.jvmArgs.add(v);
-          case "--jdbc-url" -> s.jdbcUrl = v;
-          case "--jdbc-user" -> s.jdbcUser = v;
-          case "--out" -> s.out = Path.of(v);
-          case "--chart" -> s.chart = Path.of(v);
-          case "--group-peers" -> {
-            s.groupPeers = true;
-            i--;
-          }
-          default -> throw new IllegalArgumentException("unknown argument " + a + " (see the E2E javadoc)");
-        }
-        i++;
-      }
-      return s;
-    }
-  }
 
   /** One child run. */
   public record Run(Variant variant, String tag, int round, long words, double wallSeconds, double cpuSeconds,
@@ -157,15 +83,18 @@ public final class E2E {
     }
   }
 
-  private final Settings settings;
+  private final E2ESettings settings;
   private final PrintStream out;
   private final Map<String, Long> expected;
   private final Path corpus;
   /** The server of the PostgreSQL variants, if any runs. */
   private PostgresServer postgres;
   private String postgresDescription;
+  /** The broker of the Kafka variants and the topic holding the corpus, if any runs. */
+  private KafkaBroker kafka;
+  private String kafkaTopic;
 
-  private E2E(Settings settings, PrintStream out) {
+  private E2E(E2ESettings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
     long t0 = System.nanoTime();
@@ -182,7 +111,7 @@ public final class E2E {
 
   /** Runs the harness with {@code args}, printing to {@code out}. */
   public static Report run(String[] args, PrintStream out) {
-    Settings s = Settings.parse(args);
+    E2ESettings s = E2ESettings.parse(args);
     out.println("machine: " + machine());
     out.println("load average at start: " + loadAverage());
     E2E e2e = new E2E(s, out);
@@ -192,11 +121,14 @@ public final class E2E {
       if (e2e.postgres != null) {
         e2e.postgres.close();
       }
+      if (e2e.kafka != null) {
+        e2e.kafka.close();
+      }
     }
   }
 
   private Report runAll() {
-    Settings s = settings;
+    E2ESettings s = settings;
     if (s.needsPostgres()) {
       System.setProperty("org.slf4j.simpleLogger.log.io.zonky.test", "warn");
       postgres = s.jdbcUrl != null
@@ -205,6 +137,13 @@ public final class E2E {
           : PostgresServer.embedded();
       postgresDescription = postgres.describe();
       out.println("PostgreSQL variants on " + postgresDescription);
+    }
+    if (s.needsKafka()) {
+      for (String logger : List.of("kafka", "org.apache.kafka", "state.change.logger")) {
+        System.setProperty("org.slf4j.simpleLogger.log." + logger, "warn");
+      }
+      kafka = s.kafkaBootstrap != null ? KafkaBroker.external(s.kafkaBootstrap) : KafkaBroker.inProcess();
+      kafkaTopic = kafka.load(corpus, s.kafkaPartitions, out);
     }
     List<Run> runs = new ArrayList<>();
     for (int round = 1; round <= s.rounds; round++) {
@@ -259,6 +198,10 @@ public final class E2E {
           .put("schema", ("e2e_" + ids + "_" + tag + "_r" + round).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+",
               "_"));
     }
+    boolean onKafka = variants.stream().anyMatch(Variant::onKafka);
+    if (onKafka) {
+      opts.put("kafka", kafka.bootstrap()).put("topic", kafkaTopic).put("topicPartitions", settings.kafkaPartitions);
+    }
     opts.asMap().putAll(options.asMap());
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -282,6 +225,7 @@ public final class E2E {
     Path log = work.resolve("child.log");
     boolean onPostgres = variants.stream().anyMatch(Variant::onPostgres);
     java.util.OptionalLong serverCpuBefore = onPostgres ? postgres.serverCpuNanos() : java.util.OptionalLong.empty();
+    long brokerCpuBefore = Meter.processCpuNanos(); // the in-process broker's (see KafkaBroker)
     long polledRss = -1;
     long polledCpu = 0;
     try {
@@ -305,10 +249,11 @@ public final class E2E {
     java.util.OptionalLong serverCpuAfter = onPostgres ? postgres.serverCpuNanos() : java.util.OptionalLong.empty();
     String serverCpu = serverCpuBefore.isPresent() && serverCpuAfter.isPresent()
         ? Long.toString(serverCpuAfter.getAsLong() - serverCpuBefore.getAsLong()) : null;
+    String brokerCpu = onKafka && kafka.isInProcess() ? Long.toString(Meter.processCpuNanos() - brokerCpuBefore) : null;
     List<Run> out = new ArrayList<>();
     for (Variant each : variants) {
       out.add(collect(each, tag, round, results.resolve(each.id() + ".properties"), log, polledCpu, polledRss,
-          variants.size() > 1, serverCpu));
+          variants.size() > 1, serverCpu, brokerCpu));
     }
     if (out.stream().allMatch(Run::verified)) {
       deleteRecursively(work.resolve("data"));
@@ -317,7 +262,7 @@ public final class E2E {
   }
 
   private Run collect(Variant v, String tag, int round, Path result, Path log, long polledCpu, long polledRss,
-      boolean grouped, String serverCpuNanos) {
+      boolean grouped, String serverCpuNanos, String brokerCpuNanos) {
     Properties props = new Properties();
     String verification;
     if (Files.exists(result)) {
@@ -341,6 +286,9 @@ public final class E2E {
     long heap = Long.parseLong(props.getProperty("heapPeakBytes", "0"));
     if (serverCpuNanos != null) {
       props.setProperty("serverCpuNanos", serverCpuNanos);
+    }
+    if (brokerCpuNanos != null) {
+      props.setProperty("brokerCpuNanos", brokerCpuNanos);
     }
     Run run = new Run(v, tag, round, words, wall, cpu, totalCpu, rss, heap, verification, props);
     out.printf(Locale.ROOT, "round %d %-24s %-15s %,14.0f words/s  wall %7.2f s  cpu %7.2f s (process %6.2f s)  "
@@ -388,7 +336,8 @@ public final class E2E {
           s.wallSeconds(), s.cpuSeconds(), s.cpuPerMillionWords(), s.peakRssMb(),
           s.verified() ? "verified" : "WRONG"));
     }
-    List<Variant> peers = Stream.of(Variant.RAW, Variant.ROCKSDB_BARE, Variant.PG_BARE, Variant.STORM_TX,
+    List<Variant> peers = Stream.of(Variant.RAW, Variant.ROCKSDB_BARE, Variant.PG_BARE, Variant.KAFKA_PLAIN,
+        Variant.STORM_TX,
         Variant.STORM_OPAQUE, Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB).filter(summaries::containsKey).toList();
     md.append("\nThroughput ratios (row ÷ column):\n\n| | ");
     peers.forEach(p -> md.append(p.id()).append(" | "));
@@ -426,6 +375,9 @@ public final class E2E {
         }
       }
     }
+    if (kafka != null) {
+      KafkaSummary.append(md, kafka.describe(), kafkaTopic, settings, summaries, runs);
+    }
     if (!latency.isEmpty()) {
       md.append("\nCommit latency of Epochal RocksDB (transactional, epoch protocol) per batch size "
           + "(BatchReport.commitNanos: state writes + the atomic RocksDB commit):\n\n"
@@ -453,6 +405,10 @@ public final class E2E {
         Variant.FLINK_ROCKSDB, 5);
     target(md, misses, summaries, "Epochal PostgreSQL exactly-once ≥ 0.8× bare JDBC loop", Variant.EPOCHAL_PG_TX,
         Variant.PG_BARE, 0.8);
+    target(md, misses, summaries, "Epochal Kafka exactly-once (transactional spout, RocksDB) ≥ 0.8× plain "
+        + "KafkaConsumer loop", Variant.EPOCHAL_KAFKA_TX, Variant.KAFKA_PLAIN, 0.8);
+    target(md, misses, summaries, "Epochal Kafka exactly-once (opaque spout, RocksDB) ≥ 0.8× plain KafkaConsumer "
+        + "loop", Variant.EPOCHAL_KAFKA_OPAQUE, Variant.KAFKA_PLAIN, 0.8);
     if (scale.size() == 2) {
       Run small = scale.get(0);
       Run big = scale.get(1);

@@ -237,6 +237,11 @@ public final class EpochalRuns {
       p.runUntilIdle();
       ctx.meter().stop();
     }
+    recordCommits(ctx, commitNanos);
+  }
+
+  /** Records the batch count and the commit latency percentiles of a run. */
+  static void recordCommits(RunContext ctx, List<Long> commitNanos) {
     long[] sorted = commitNanos.stream().mapToLong(Long::longValue).sorted().toArray();
     ctx.extra().setProperty("batches", Integer.toString(sorted.length));
     if (sorted.length > 0) {
@@ -251,7 +256,7 @@ public final class EpochalRuns {
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
   }
 
-  private static Map<String, Long> scan(TableStore store, String path) {
+  static Map<String, Long> scan(TableStore store, String path) {
     Table table = store.findTable(path).orElseThrow(() -> new IllegalStateException("no table " + path));
     Map<String, Long> out = new HashMap<>();
     try (StoreTransaction tx = store.begin()) {

@@ -37,6 +37,25 @@ public record RunContext(Path corpus, Path work, Options options, Meter meter, P
     return options.get("jdbcUser", "postgres");
   }
 
+  /** The Kafka variants' broker (the harness passes it). */
+  public String kafkaBootstrap() {
+    String b = options.get("kafka", null);
+    if (b == null) {
+      throw new IllegalStateException("a Kafka variant needs kafka=<bootstrap> (the harness passes it)");
+    }
+    return b;
+  }
+
+  /** The Kafka variants' topic (the corpus, loaded by the harness). */
+  public String topic() {
+    return options.get("topic", "e2e");
+  }
+
+  /** The partitions of {@link #topic()}. */
+  public int topicPartitions() {
+    return options.intValue("topicPartitions", 4);
+  }
+
   /** The PostgreSQL schema of this run (created by the run, dropped after it). */
   public String schema() {
     return options.get("schema", "e2e");

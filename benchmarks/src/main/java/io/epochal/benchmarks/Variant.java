@@ -21,6 +21,15 @@ public enum Variant {
       "io.epochal.benchmarks.EpochalRuns", "pgTx"),
   EPOCHAL_PG_OPAQUE("epochal-pg-opaque", "Epochal PostgreSQL, OpaqueMap, epoch", Peer.PLAIN,
       "io.epochal.benchmarks.EpochalRuns", "pgOpaque"),
+  KAFKA_PLAIN("kafka-plain", "plain KafkaConsumer poll loop, HashMap (1 thread)", Peer.PLAIN,
+      "io.epochal.benchmarks.KafkaRuns", "plain"),
+  EPOCHAL_KAFKA_TX("epochal-kafka-tx", "Epochal Kafka transactional spout, RocksDB TransactionalMap, epoch",
+      Peer.PLAIN, "io.epochal.benchmarks.KafkaRuns", "transactional"),
+  EPOCHAL_KAFKA_OPAQUE("epochal-kafka-opaque", "Epochal Kafka opaque spout, RocksDB OpaqueMap, epoch", Peer.PLAIN,
+      "io.epochal.benchmarks.KafkaRuns", "opaque"),
+  /** The spout's share: the Kafka transactional spout into the in-memory state of {@code epochal-mem-tx}. */
+  EPOCHAL_KAFKA_MEM_TX("epochal-kafka-mem-tx", "Epochal Kafka transactional spout, in-memory TransactionalMap",
+      Peer.PLAIN, "io.epochal.benchmarks.KafkaRuns", "memory"),
   STORM_TX("storm-tx", "Storm Trident 2.8.3, TransactionalMap", Peer.STORM,
       "io.epochal.benchmarks.storm.TridentRun", "transactional"),
   STORM_OPAQUE("storm-opaque", "Storm Trident 2.8.3, opaque MemoryMapState", Peer.STORM,
@@ -65,6 +74,12 @@ public enum Variant {
   /** @return whether the variant runs on the harness' PostgreSQL server */
   public boolean onPostgres() {
     return this == PG_BARE || this == EPOCHAL_PG_TX || this == EPOCHAL_PG_OPAQUE;
+  }
+
+  /** @return whether the variant reads the harness' Kafka topic */
+  public boolean onKafka() {
+    return this == KAFKA_PLAIN || this == EPOCHAL_KAFKA_TX || this == EPOCHAL_KAFKA_OPAQUE
+        || this == EPOCHAL_KAFKA_MEM_TX;
   }
 
   public static Variant of(String id) {

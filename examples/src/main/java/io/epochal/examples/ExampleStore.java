@@ -7,6 +7,7 @@ import io.epochal.state.opaque.OpaqueMap;
 import io.epochal.state.opaque.OpaqueValue;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalValue;
+import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
 import java.util.HashMap;
@@ -23,6 +24,9 @@ interface ExampleStore extends AutoCloseable {
 
   /** A map state of strings (e.g. show id → banner id). */
   StateFactory<MapState<String, String>> strings(String name, String kind, RandomFaults faults);
+
+  /** The checkpoint of pipeline {@code pipeline} as committed (read past the run's faults). */
+  Checkpoint checkpoint(String pipeline);
 
   /** The committed values of state {@code name}. */
   Map<String, Object> read(String name);
@@ -64,6 +68,11 @@ interface ExampleStore extends AutoCloseable {
         InMemoryBackingMap<String, TransactionalValue<V>> backing = new InMemoryBackingMap<>(name);
         maps.put(name, backing);
         return TransactionalMap.factory(faults.wrap(backing));
+      }
+
+      @Override
+      public Checkpoint checkpoint(String pipeline) {
+        return checkpoints.load(pipeline);
       }
 
       @Override

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The examples' command line:
@@ -58,17 +59,16 @@ public final class Main {
   /** Exit code: the run stopped on an error (store, state directory, pipeline). */
   static final int FAILED = 3;
 
-  private static final List<String> RUN_OPTIONS = List.of("failure-rate", "spout", "batch-size", "partitions",
-      "threads", "in-flight", "seed", "store", "state-dir", "fresh", "proxy", "root", "jdbc-url", "db-user");
-  private static final List<String> STORES = List.of("rocksdb", "memory", "memory-maps", "yt", "postgres");
-
   private Main() {
   }
 
-  /** Parsed options. */
+  /**
+   * Parsed options. {@code spout} is the spout kind, of the generated input ({@code --spout}) or of the Kafka input
+   * ({@code --kafka-kind}); {@code kafka} is present with {@code --bootstrap}.
+   */
   record Options(String command, long count, double failureRate, String spout, int batchSize, int partitions,
       int threads, int inFlight, long seed, String store, Path stateDir, String proxy, String root,
-      boolean fresh, String jdbcUrl, String dbUser) {
+      boolean fresh, String jdbcUrl, String dbUser, Optional<KafkaInput.Settings> kafka) {
   }
 
   /** A bad command line: its message is the one line printed, naming the option. */
@@ -102,7 +102,10 @@ public final class Main {
         }
         return StateDump.run(Arrays.copyOfRange(args, 2, args.length), out, err);
       }
-      return run(parse(args), out);
+      if (args.length >= 1 && args[0].equals("produce")) {
+        return Produce.run(Arrays.copyOfRange(args, 1, args.length), out);
+      }
+      return run(CommandLine.parse(args), out);
     } catch (UsageException e) {
       err.println("error: " + oneLine(e.getMessage()) + " (--help prints the usage)");
       return USAGE;
@@ -129,237 +132,53 @@ public final class Main {
                                [--proxy HOST:PORT --root //home/...]   (for --store yt)
                                [--jdbc-url jdbc:postgresql://HOST:PORT/DB [--db-user USER]]   (for --store
                                postgres; the password comes from the PGPASSWORD environment variable)
+               Kafka input instead of the generated one (no --sentences/--events, --seed, --spout):
+                 word-count      --bootstrap HOST:PORT --topic NAME
+                 banner-counters --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME
+                                 (shows: key show id, value banner id; clicks: key show id)
+                 [--kafka-kind transactional|opaque]   the Kafka spout (default transactional)
+                 [--until end|idle]   end (default): stop once every partition reached the end offset it had at
+                                      the start (read_committed); idle: at the first batch with nothing new
+                 --batch-size B is then the most records of one Kafka partition per batch; the counts are verified
+                 against the records below the committed offsets, read back from the topics (read_committed)
+               produce word-count      --bootstrap HOST:PORT --topic NAME [--sentences N] [--seed S]
+               produce banner-counters --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME [--events N]
+                                       [--seed S]
+                 [--topic-partitions P]   writes the generated input to the topics (creating missing ones with P
+                                          partitions, default 4)
                state dump --state-dir DIR [--table PIPELINE/STATE]   (print keys, values and txids, read-only)
-        exit codes: 0 counts verified (state dump: every row printed)
+        exit codes: 0 counts verified (state dump: every row printed; produce: every record written)
                     1 counts differ from a plain recount (state dump: some rows cannot be read, see ERROR lines)
-                    2 bad command line: one line on stderr names the option; nothing was created or changed
+                    2 bad command line (or a topic that does not exist): one line on stderr names the option;
+                      nothing was created or changed
                     3 the run stopped on an error (state directory damaged, busy or unusable; store or pipeline
-                      error): one line on stderr says what happened and what to do""";
-  }
-
-  /**
-   * Parses and checks a run's command line completely, before anything is created.
-   *
-   * @throws UsageException naming the option, for any bad input
-   */
-  static Options parse(String[] args) {
-    if (args.length == 0) {
-      throw new UsageException("missing command: word-count, banner-counters or state dump");
-    }
-    String command = args[0];
-    if (!command.equals("word-count") && !command.equals("banner-counters")) {
-      throw new UsageException("unknown command '" + command + "' (word-count, banner-counters, state dump)");
-    }
-    String countOption = command.equals("word-count") ? "sentences" : "events";
-    List<String> known = new ArrayList<>(RUN_OPTIONS);
-    known.add(0, countOption);
-    Map<String, String> opts = options(args, 1, known, command);
-    String store = choice(opts, "store", "rocksdb", STORES);
-    String spout = choice(opts, "spout", "transactional", List.of("transactional", "opaque"));
-    double failureRate = rate(opts, "failure-rate");
-    long count = longValue(opts, countOption, 200_000, 0);
-    int batchSize = intValue(opts, "batch-size", 5000, 1);
-    int partitions = intValue(opts, "partitions", 4, 1);
-    int threads = intValue(opts, "threads", 2, 1);
-    int inFlight = intValue(opts, "in-flight", 2, 1);
-    long seed = longValue(opts, "seed", 42, Long.MIN_VALUE);
-    if (!store.equals("rocksdb")) {
-      for (String o : List.of("state-dir", "fresh")) {
-        if (opts.containsKey(o)) {
-          throw new UsageException("--" + o + " applies to --store rocksdb only, not --store " + store);
-        }
-      }
-    }
-    if (!store.equals("yt")) {
-      for (String o : List.of("proxy", "root")) {
-        if (opts.containsKey(o)) {
-          throw new UsageException("--" + o + " applies to --store yt only, not --store " + store);
-        }
-      }
-    }
-    if (!store.equals("postgres")) {
-      for (String o : List.of("jdbc-url", "db-user")) {
-        if (opts.containsKey(o)) {
-          throw new UsageException("--" + o + " applies to --store postgres only, not --store " + store);
-        }
-      }
-    }
-    String jdbcUrl = opts.get("jdbc-url");
-    if (store.equals("postgres")) {
-      if (jdbcUrl == null) {
-        throw new UsageException("--store postgres needs --jdbc-url jdbc:postgresql://HOST:PORT/DB");
-      }
-      if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
-        throw new UsageException("--jdbc-url: '" + jdbcUrl + "' is not a jdbc:postgresql:// URL");
-      }
-    }
-    boolean fresh = bool(opts, "fresh", false);
-    Path stateDir = null;
-    if (store.equals("rocksdb")) {
-      stateDir = stateDir(opts.getOrDefault("state-dir",
-          Path.of(System.getProperty("java.io.tmpdir"), "epochal-state", command).toString()), true);
-    }
-    String proxy = opts.get("proxy");
-    String root = opts.getOrDefault("root", "//home/epochal");
-    if (store.equals("yt")) {
-      if (proxy == null) {
-        throw new UsageException("--store yt needs --proxy HOST:PORT (and YT_TOKEN or ~/.yt/token)");
-      }
-      if (!proxy.matches("[^:/\\s]+:[0-9]{1,5}")) {
-        throw new UsageException("--proxy: '" + proxy + "' is not HOST:PORT");
-      }
-      if (!root.startsWith("//")) {
-        throw new UsageException("--root: '" + root + "' is not a Cypress path (//home/...)");
-      }
-    }
-    if (store.equals("memory-maps") && spout.equals("opaque")) {
-      throw new UsageException("--spout opaque cannot be exactly-once with --store memory-maps (Trident's per-key "
-          + "protocol keeps a failed attempt's values): use --store memory or rocksdb, or --spout transactional");
-    }
-    return new Options(command, count, failureRate, spout, batchSize, partitions, threads, inFlight, seed, store,
-        stateDir, proxy, root, fresh, jdbcUrl, opts.getOrDefault("db-user", "postgres"));
-  }
-
-  /**
-   * Reads {@code --name value} pairs from {@code args[from..]}.
-   *
-   * @throws UsageException for an unknown, repeated or value-less option, or a stray argument
-   */
-  static Map<String, String> options(String[] args, int from, List<String> known, String command) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (int i = from; i < args.length; i++) {
-      String a = args[i];
-      if (!a.startsWith("--") || a.length() == 2) {
-        throw new UsageException("expected an option (--name value), got '" + a + "'");
-      }
-      String name = a.substring(2);
-      if (!known.contains(name)) {
-        throw new UsageException("unknown option --" + name + " for " + command + " (options: --"
-            + String.join(", --", known) + ")");
-      }
-      if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
-        throw new UsageException("--" + name + " needs a value");
-      }
-      if (opts.put(name, args[++i]) != null) {
-        throw new UsageException("--" + name + " is given twice");
-      }
-    }
-    return opts;
-  }
-
-  private static String choice(Map<String, String> opts, String name, String dflt, List<String> allowed) {
-    String v = opts.getOrDefault(name, dflt);
-    if (!allowed.contains(v)) {
-      throw new UsageException("--" + name + ": '" + v + "' is not one of " + String.join(", ", allowed));
-    }
-    return v;
-  }
-
-  private static long longValue(Map<String, String> opts, String name, long dflt, long min) {
-    String v = opts.get(name);
-    if (v == null) {
-      return dflt;
-    }
-    long x;
-    try {
-      x = Long.parseLong(v.strip());
-    } catch (NumberFormatException e) {
-      throw new UsageException("--" + name + ": '" + v + "' is not a whole number");
-    }
-    if (x < min) {
-      throw new UsageException("--" + name + " must be at least " + min + ", was " + x);
-    }
-    return x;
-  }
-
-  private static int intValue(Map<String, String> opts, String name, int dflt, int min) {
-    long x = longValue(opts, name, dflt, min);
-    if (x > Integer.MAX_VALUE) {
-      throw new UsageException("--" + name + " must be at most " + Integer.MAX_VALUE + ", was " + x);
-    }
-    return (int) x;
-  }
-
-  private static double rate(Map<String, String> opts, String name) {
-    String v = opts.get(name);
-    if (v == null) {
-      return 0;
-    }
-    double p;
-    try {
-      p = Double.parseDouble(v.strip());
-    } catch (NumberFormatException e) {
-      throw new UsageException("--" + name + ": '" + v + "' is not a number");
-    }
-    if (!(p >= 0 && p < 1)) {
-      throw new UsageException("--" + name + " must be in [0, 1), was " + v);
-    }
-    return p;
-  }
-
-  private static boolean bool(Map<String, String> opts, String name, boolean dflt) {
-    String v = opts.get(name);
-    if (v == null) {
-      return dflt;
-    }
-    return switch (v) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new UsageException("--" + name + ": '" + v + "' is not true or false");
-    };
-  }
-
-  /**
-   * Checks {@code --state-dir}: an existing directory, or one that can be created (its nearest existing ancestor is
-   * a writable directory). Creates nothing.
-   *
-   * @param mayCreate whether a missing directory is fine (a run creates it; {@code state dump} needs it)
-   * @throws UsageException naming the option and why the directory cannot be used
-   */
-  static Path stateDir(String value, boolean mayCreate) {
-    Path dir;
-    try {
-      dir = Path.of(value).toAbsolutePath().normalize();
-    } catch (java.nio.file.InvalidPathException e) {
-      throw new UsageException("--state-dir: '" + value + "' is not a path (" + e.getReason() + ")");
-    }
-    if (Files.exists(dir)) {
-      if (!Files.isDirectory(dir)) {
-        throw new UsageException("--state-dir: " + dir + " is not a directory (a file of that name exists)");
-      }
-      if (mayCreate && !Files.isWritable(dir)) {
-        throw new UsageException("--state-dir: " + dir + " is not writable (state dump reads it read-only)");
-      }
-      return dir;
-    }
-    if (!mayCreate) {
-      throw new UsageException("--state-dir: " + dir + " does not exist");
-    }
-    Path ancestor = dir.getParent();
-    while (ancestor != null && !Files.exists(ancestor)) {
-      ancestor = ancestor.getParent();
-    }
-    if (ancestor == null || !Files.isDirectory(ancestor)) {
-      throw new UsageException("--state-dir: " + dir + " cannot be created: " + ancestor + " is not a directory");
-    }
-    if (!Files.isWritable(ancestor)) {
-      throw new UsageException("--state-dir: " + dir + " cannot be created: " + ancestor + " is not writable");
-    }
-    return dir;
+                      error; Kafka unreachable): one line on stderr says what happened and what to do""";
   }
 
   static int run(Options o, PrintStream out) {
+    // Kafka first: an unreachable broker or a missing topic stops the run before any store is opened or created.
+    Optional<KafkaInput> kafka = o.kafka().map(KafkaInput::open);
+    try {
+      return run(o, kafka, out);
+    } finally {
+      kafka.ifPresent(KafkaInput::close);
+    }
+  }
+
+  private static int run(Options o, Optional<KafkaInput> kafka, PrintStream out) {
     RandomFaults faults = new RandomFaults(o.failureRate(), o.seed());
     try (ExampleStore store = openStore(o)) {
-      out.printf("%s: %,d %s, %s spout, batch size %,d, %d partitions, %d threads, %d in flight,"
-              + " failure rate %.2f%nstore: %s%n", o.command(), o.count(),
-          o.command().equals("word-count") ? "sentences" : "events", o.spout(), o.batchSize(), o.partitions(),
-          o.threads(), o.inFlight(), o.failureRate(), store.describe());
+      String input = kafka.map(KafkaInput::describe).orElse(String.format("%,d generated %s", o.count(),
+          o.command().equals("word-count") ? "sentences" : "events"));
+      out.printf("%s: %s, %s spout, batch size %,d%s, %d partitions, %d threads, %d in flight,"
+              + " failure rate %.2f%nstore: %s%n", o.command(), input, o.spout(), o.batchSize(),
+          kafka.isPresent() ? " per Kafka partition" : "", o.partitions(), o.threads(), o.inFlight(),
+          o.failureRate(), store.describe());
       if (store instanceof TableExampleStore table && table.committedTxid() > 0) {
         out.printf("resuming: the store holds this pipeline's batches up to committed txid %,d;"
             + " continuing after it%n", table.committedTxid());
       }
-      Example example = o.command().equals("word-count") ? new WordCount(o) : new BannerCounters(o);
+      Example example = o.command().equals("word-count") ? new WordCount(o, kafka) : new BannerCounters(o, kafka);
       Progress progress = new Progress(out);
       long started = System.nanoTime();
       RunSummary summary;
@@ -368,10 +187,11 @@ public final class Main {
           .partitions(o.partitions())
           .threads(o.threads())
           .maxBatchesInFlight(o.inFlight())
-          .retryPolicy(new RetryPolicy(100, Duration.ofMillis(1), Duration.ofMillis(20)))
+          .retryPolicy(new RetryPolicy(maxAttempts(o.failureRate()), Duration.ofMillis(1), Duration.ofMillis(20)))
           .listener(progress)
           .checkpointStore(store.checkpoints(faults)), store, faults)) {
-        summary = pipeline.runUntilIdle();
+        summary = kafka.isPresent() && kafka.get().settings().until().equals("end")
+            ? runToStartEnds(pipeline, kafka.get(), store, o) : pipeline.runUntilIdle();
         replays = pipeline.metrics().failedAttempts();
       }
       double seconds = (System.nanoTime() - started) / 1e9;
@@ -385,11 +205,14 @@ public final class Main {
       out.printf("replays survived: %,d (injected failures: %,d)%n", replays, faults.injected());
       if (summary.records() == 0) {
         out.println("nothing new to process: every input batch was already committed");
+      } else if (kafka.isPresent()) {
+        out.printf("records/s: %,.0f%n", summary.records() / seconds);
       } else {
         double share = o.count() == 0 ? 0 : (double) summary.records() / o.count();
         out.printf("%s/s: %,.0f%n", example.unit(), example.units() * share / seconds);
       }
-      Map<String, Map<String, Object>> expected = example.recount();
+      Map<String, Map<String, Object>> expected = example.recount(store);
+      actual.values().forEach(m -> m.values().removeIf(v -> v instanceof Long n && n == 0)); // no count = 0
       if (!expected.equals(actual)) {
         for (String state : expected.keySet()) {
           if (!Objects.equals(expected.get(state), actual.get(state))) {
@@ -399,9 +222,38 @@ public final class Main {
         }
         return WRONG_STATE;
       }
-      out.println("counts verified: every state equals a plain recount of the input");
+      out.println(kafka.isPresent()
+          ? "counts verified: every state equals a plain recount of the records below the committed offsets"
+          : "counts verified: every state equals a plain recount of the input");
       return OK;
     }
+  }
+
+  /**
+   * Attempts per batch: enough that {@code --failure-rate p} alone fails a batch for good with odds below 1e-12
+   * (at least 10), and few enough that a real failure that every attempt meets (a broker gone) stops the run soon.
+   */
+  static int maxAttempts(double failureRate) {
+    return failureRate <= 0 ? 10 : Math.max(10, (int) Math.ceil(Math.log(1e-12) / Math.log(failureRate)));
+  }
+
+  /** Runs until every partition's committed offset reached its end offset at the start (or nothing is left). */
+  private static RunSummary runToStartEnds(Pipeline pipeline, KafkaInput kafka, ExampleStore store, Options o) {
+    long first = 0;
+    long batches = 0;
+    long failed = 0;
+    long records = 0;
+    while (!kafka.reachedStartEnds(store.checkpoint(o.command()))) {
+      RunSummary s = pipeline.run(Math.max(4L, 2L * o.inFlight()));
+      if (s.batches() == 0) {
+        break; // nothing more to read before those offsets (e.g. an open transaction holds them back)
+      }
+      first = first == 0 ? s.firstTxid() : first;
+      batches += s.batches();
+      failed += s.failedAttempts();
+      records += s.records();
+    }
+    return new RunSummary(first, pipeline.lastCommittedTxid(), batches, failed, records);
   }
 
   private static ExampleStore openStore(Options o) {
@@ -426,7 +278,8 @@ public final class Main {
             .password(System.getenv().getOrDefault("PGPASSWORD", "")).build(),
             "PostgreSQL " + o.jdbcUrl(), o.command());
       default:
-        throw new UsageException("--store: '" + o.store() + "' is not one of " + String.join(", ", STORES));
+        throw new UsageException("--store: '" + o.store() + "' is not one of " + String.join(", ",
+            CommandLine.STORES));
     }
   }
 
@@ -465,7 +318,8 @@ public final class Main {
 
     List<String> states();
 
-    Map<String, Map<String, Object>> recount();
+    /** The expected states: a plain recount of the input (Kafka: of the records below the committed offsets). */
+    Map<String, Map<String, Object>> recount(ExampleStore store);
 
     String unit();
 

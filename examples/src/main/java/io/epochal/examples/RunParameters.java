@@ -10,9 +10,9 @@ import java.util.Properties;
 
 /**
  * Guards a durable state directory against a rerun with another input: the parameters that decide the input (command,
- * seed, spout kind, batch size) are stored next to the state, and a rerun with different ones is refused (counts
- * would mix two inputs). {@code --fresh true} deletes the state first ({@code RocksDbTableStore.destroy}, which
- * refuses a directory in use) and {@link #forget}s the parameters.
+ * seed, spout kind, batch size, the Kafka topics) are stored next to the state, and a rerun with different ones is
+ * refused (counts would mix two inputs). {@code --fresh true} deletes the state first
+ * ({@code RocksDbTableStore.destroy}, which refuses a directory in use) and {@link #forget}s the parameters.
  */
 final class RunParameters {
   private static final String FILE = "example-run.properties";
@@ -42,6 +42,7 @@ final class RunParameters {
     wanted.setProperty("seed", Long.toString(o.seed()));
     wanted.setProperty("spout", o.spout());
     wanted.setProperty("batch-size", Integer.toString(o.batchSize()));
+    o.kafka().ifPresent(k -> wanted.setProperty("kafka-topics", String.join(",", k.topics())));
     try {
       if (Files.exists(file)) {
         Properties stored = new Properties();
@@ -50,8 +51,8 @@ final class RunParameters {
         }
         if (!stored.equals(wanted)) {
           throw new Main.UsageException("--state-dir " + dir + " holds a run with " + stored + ", this run is "
-              + wanted + " (--seed, --spout, --batch-size and the command must match): pass --fresh true to start "
-              + "over, or another --state-dir");
+              + wanted + " (--seed, --spout or --kafka-kind, --batch-size, the Kafka topics and the command must "
+              + "match): pass --fresh true to start over, or another --state-dir");
         }
       } else {
         Files.createDirectories(dir);

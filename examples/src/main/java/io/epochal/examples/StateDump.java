@@ -26,11 +26,11 @@ final class StateDump {
   }
 
   static int run(String[] args, PrintStream out, PrintStream err) {
-    Map<String, String> opts = Main.options(args, 0, List.of("state-dir", "table"), "state dump");
+    Map<String, String> opts = CommandLine.options(args, 0, List.of("state-dir", "table"), "state dump");
     if (!opts.containsKey("state-dir")) {
       throw new Main.UsageException("state dump needs --state-dir DIR (an existing state directory)");
     }
-    Path dir = Main.stateDir(opts.get("state-dir"), false);
+    Path dir = CommandLine.stateDir(opts.get("state-dir"), false);
     String tableName = opts.getOrDefault("table", "word-count/word-counts");
     try (RocksDbTableStore store = RocksDbTableStore.builder(dir).readOnly(true).build()) {
       Optional<Table> table = store.findTable(tableName);

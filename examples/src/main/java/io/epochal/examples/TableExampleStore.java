@@ -6,6 +6,7 @@ import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.transactional.TransactionalTableLayout;
+import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
@@ -91,6 +92,11 @@ final class TableExampleStore implements ExampleStore {
   @Override
   public String describe() {
     return description + ", " + checkpoints.protocol() + " protocol";
+  }
+
+  @Override
+  public Checkpoint checkpoint(String pipeline) {
+    return checkpoints.load(pipeline);
   }
 
   long committedTxid() {
