@@ -45,7 +45,7 @@ public class PreAggregationBench {
   @Setup
   public void setUp() {
     words = new ArrayList<>(Words.zipf(100_000));
-    Node.Source source = new Node.Source(0, "words");
+    Node.Source source = new Node.Source(0, 0, "words");
     groupBy = new Node.GroupBy(1, source, w -> w, partitions);
     aggregate = new Node.Aggregate(2, groupBy, "counts",
         TransactionalMap.factory(new InMemoryBackingMap<String, TransactionalValue<Long>>()), Aggregators.count());
