@@ -25,6 +25,18 @@ public interface StateFactory<S extends State> {
     return false;
   }
 
+  /**
+   * True when every partition of the state must see every batch ({@code beginCommit(t)}/{@code commit(t)}), even a
+   * batch none of whose records reach it, as Storm does for Trident states: a state that keeps per-partition
+   * bookkeeping (a replay undoing what the partition committed) needs it. The default is false: a partition is only
+   * given the batches that reach it.
+   *
+   * @since 0.4.0
+   */
+  default boolean takesEveryBatch() {
+    return false;
+  }
+
   /** A short human description used in error messages, e.g. {@code "OpaqueMap over InMemoryBackingMap"}. */
   default String describe() {
     return getClass().getSimpleName() + " (" + kind() + ")";

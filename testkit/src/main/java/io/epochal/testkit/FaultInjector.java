@@ -237,6 +237,11 @@ public final class FaultInjector {
     }
 
     @Override
+    public boolean takesEveryBatch() {
+      return factory.takesEveryBatch();
+    }
+
+    @Override
     public String describe() {
       return factory.describe();
     }

@@ -651,10 +651,15 @@ public final class EpochalTrident {
    * factories. Each option may be set once ({@link IllegalStateException} otherwise); building never changes the
    * builder. Not thread-safe.
    *
-   * <p>The states use Trident's per-key protocol (each write is one store transaction; the txid in each cell makes a
-   * replay harmless), Storm having no commit point that covers all partitions. The table has the layout of Epochal's
-   * table-backed states ({@code (hash, key, value, txid)} or {@code (hash, key, value, prev_value, txid)}), keys
-   * mapped by {@link EpochalTrident#keyCodec()}, values encoded by the value codec (JSON by default).
+   * <p>The states run the per-partition epoch protocol: each state partition commits its rows of a batch, a marker
+   * row (the txid) and an undo record (the rows its keys held before the batch) in one store transaction fenced by a
+   * lease per partition, and a replay of a committed batch first undoes it. So an opaque spout into either map is
+   * exactly-once, including a replay re-cut without some keys (which Trident's per-key protocol miscounts), and a
+   * frozen task whose partition Storm moved cannot commit. The table has the layout of Epochal's table-backed states
+   * ({@code (hash, key, value, txid)} or {@code (hash, key, value, prev_value, txid)}), keys mapped by
+   * {@link EpochalTrident#keyCodec()}, values encoded by the value codec (JSON by default); the markers live in table
+   * {@code <table>__epochal_partitions}. A store only its own process reaches is refused in a multi-worker topology
+   * unless {@link #allowWorkerLocalStore()}.
    *
    * @since 0.1.0
    */
@@ -664,6 +669,7 @@ public final class EpochalTrident {
     private final String table;
     private SerializableSupplier<? extends Codec<Object>> values;
     private Integer cacheSize;
+    private boolean workerLocal;
 
     private StormStateBuilder(String storeName, SerializableSupplier<? extends TableStore> store, String table) {
       this.storeName = Objects.requireNonNull(storeName, "storeName");
@@ -703,6 +709,20 @@ public final class EpochalTrident {
       return this;
     }
 
+    /**
+     * Accepts a store that only its own process can reach (RocksDB, in-memory) in a topology of several workers. By
+     * default such a state is refused when Storm prepares it in a multi-worker topology, since a partition Storm moves
+     * to another worker would start from that worker's empty copy. Opt in only when every worker reaches the same
+     * store (e.g. one supervisor host whose workers share a directory through the supplier).
+     */
+    public StormStateBuilder allowWorkerLocalStore() {
+      if (workerLocal) {
+        throw new IllegalStateException("allowWorkerLocalStore was already set");
+      }
+      this.workerLocal = true;
+      return this;
+    }
+
     /** @return a factory of Epochal {@code OpaqueMap}s (exactly-once with transactional and opaque Trident spouts) */
     public org.apache.storm.trident.state.StateFactory opaque() {
       return build(StormStateFactory.Kind.OPAQUE);
@@ -725,7 +745,8 @@ public final class EpochalTrident {
 
     private org.apache.storm.trident.state.StateFactory build(StormStateFactory.Kind kind) {
       SerializableSupplier<? extends Codec<Object>> codec = values != null ? values : JsonValues.INSTANCE;
-      return new StormStateFactory(kind, new StormStateFactory.TableSource(storeName, store, table, codec),
+      return new StormStateFactory(kind, new StormStateFactory.TableSource(storeName, store, table, codec,
+          workerLocal),
           cacheSize == null ? 0 : cacheSize, table);
     }
   }

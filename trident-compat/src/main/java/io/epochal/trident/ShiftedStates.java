@@ -58,6 +58,11 @@ final class ShiftedStates {
     }
 
     @Override
+    public boolean takesEveryBatch() {
+      return inner.takesEveryBatch();
+    }
+
+    @Override
     public String describe() {
       return inner.describe() + ", continuing after Trident txid " + offset;
     }

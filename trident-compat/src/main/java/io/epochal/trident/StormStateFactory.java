@@ -1,6 +1,8 @@
 package io.epochal.trident;
 
 import io.epochal.codec.Codec;
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
 import io.epochal.state.CachedMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
@@ -10,13 +12,17 @@ import io.epochal.state.opaque.OpaqueValue;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.state.transactional.TransactionalValue;
+import io.epochal.store.table.CellLayout;
+import io.epochal.store.table.Table;
 import io.epochal.store.table.TableStore;
 import io.epochal.trident.EpochalTrident.SerializableSupplier;
 import java.io.Serializable;
+import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.storm.Config;
 import org.apache.storm.task.IMetricsContext;
 import org.apache.storm.trident.state.State;
 import org.apache.storm.trident.state.StateFactory;
@@ -25,7 +31,8 @@ import org.apache.storm.trident.state.StateFactory;
  * A Trident {@link StateFactory} making Epochal {@code OpaqueMap}s or {@code TransactionalMap}s (over an optional
  * {@link CachedMap}, over a backing map) wrapped as Trident map states ({@link EpochalMapView}), one per state
  * partition of a Storm topology. Serializable, as Storm requires: the backing map is obtained in the worker from a
- * serializable source.
+ * serializable source. Table-backed states run the per-partition epoch protocol ({@link PartitionEpoch}); states over a
+ * user's backing map run Trident's per-key protocol.
  */
 final class StormStateFactory implements StateFactory {
   private static final long serialVersionUID = 1L;
@@ -34,11 +41,20 @@ final class StormStateFactory implements StateFactory {
 
   /** Where the cells of a partition live. */
   interface Source extends Serializable {
-    IBackingMap<List<Object>, OpaqueValue<Object>> opaque(int partition, int partitions);
+    IBackingMap<List<Object>, OpaqueValue<Object>> opaque(Partition partition);
 
-    IBackingMap<List<Object>, TransactionalValue<Object>> transactional(int partition, int partitions);
+    IBackingMap<List<Object>, TransactionalValue<Object>> transactional(Partition partition);
 
     String describe();
+  }
+
+  /**
+   * One state partition being made in a worker.
+   *
+   * @param workers the topology's worker count ({@code topology.workers}, 1 if unset)
+   * @param owner who holds the partition, for leases: topology, partition, process
+   */
+  record Partition(int index, int count, int workers, String owner, int cacheSize) {
   }
 
   private final Kind kind;
@@ -56,17 +72,65 @@ final class StormStateFactory implements StateFactory {
   @Override
   @SuppressWarnings("rawtypes")
   public State makeState(Map conf, IMetricsContext metrics, int partitionIndex, int numPartitions) {
-    MapState<List<Object>, Object> map;
-    if (kind == Kind.OPAQUE) {
-      map = OpaqueMap.over(cached(source.opaque(partitionIndex, numPartitions)), stateName);
-    } else {
-      map = TransactionalMap.over(cached(source.transactional(partitionIndex, numPartitions)), stateName);
+    Object workers = conf == null ? null : conf.get(Config.TOPOLOGY_WORKERS);
+    Object topology = conf == null ? null : conf.get(Config.STORM_ID);
+    Partition p = new Partition(partitionIndex, numPartitions, workers instanceof Number n ? n.intValue() : 1,
+        "storm " + (topology == null ? "topology" : topology) + " partition " + partitionIndex + "/" + numPartitions
+            + " in " + ManagementFactory.getRuntimeMXBean().getName(), cacheSize);
+    IBackingMap<List<Object>, ?> backing = kind == Kind.OPAQUE ? source.opaque(p) : source.transactional(p);
+    MapState<List<Object>, Object> map = kind == Kind.OPAQUE
+        ? OpaqueMap.over(cached(opaqueCells(backing)), stateName)
+        : TransactionalMap.over(cached(transactionalCells(backing)), stateName);
+    if (backing instanceof PartitionEpoch<?> epoch) {
+      return new PartitionEpochView(map, epoch);
     }
     return new EpochalMapView(map, true);
   }
 
+  @SuppressWarnings("unchecked")
+  private static IBackingMap<List<Object>, OpaqueValue<Object>> opaqueCells(IBackingMap<List<Object>, ?> backing) {
+    return (IBackingMap<List<Object>, OpaqueValue<Object>>) backing;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static IBackingMap<List<Object>, TransactionalValue<Object>> transactionalCells(
+      IBackingMap<List<Object>, ?> backing) {
+    return (IBackingMap<List<Object>, TransactionalValue<Object>>) backing;
+  }
+
+  /** The Trident view of a state partition on the per-partition epoch protocol: the epoch brackets each batch. */
+  static final class PartitionEpochView extends EpochalMapView {
+    private final PartitionEpoch<?> epoch;
+
+    PartitionEpochView(MapState<List<Object>, Object> map, PartitionEpoch<?> epoch) {
+      super(map, true);
+      this.epoch = epoch;
+    }
+
+    @Override
+    public void beginCommit(Long txid) {
+      if (txid != null) {
+        epoch.beginBatch(txid);
+      }
+      super.beginCommit(txid);
+    }
+
+    @Override
+    public void commit(Long txid) {
+      super.commit(txid);
+      if (txid != null) {
+        epoch.commitBatch(txid);
+      }
+    }
+
+    PartitionEpoch<?> epoch() {
+      return epoch;
+    }
+  }
+
   private <C> IBackingMap<List<Object>, C> cached(IBackingMap<List<Object>, C> backing) {
-    return cacheSize > 0 ? new CachedMap<>(backing, cacheSize) : backing;
+    // A partition epoch caches committed rows itself; a cache above it would keep a replayed batch's cells.
+    return cacheSize > 0 && !(backing instanceof PartitionEpoch<?>) ? new CachedMap<>(backing, cacheSize) : backing;
   }
 
   @Override
@@ -85,13 +149,28 @@ final class StormStateFactory implements StateFactory {
     private final SerializableSupplier<? extends TableStore> store;
     private final String table;
     private final SerializableSupplier<? extends Codec<Object>> values;
+    private final boolean workerLocalAllowed;
 
     TableSource(String storeName, SerializableSupplier<? extends TableStore> store, String table,
-        SerializableSupplier<? extends Codec<Object>> values) {
+        SerializableSupplier<? extends Codec<Object>> values, boolean workerLocalAllowed) {
       this.storeName = storeName;
       this.store = store;
       this.table = table;
       this.values = values;
+      this.workerLocalAllowed = workerLocalAllowed;
+    }
+
+    private TableStore store(Partition p) {
+      TableStore s = store();
+      if (p.workers() > 1 && !s.reachableFromEveryHost() && !workerLocalAllowed) {
+        throw new EpochalException("state table " + table + " lives in " + s.describe() + ", which only the "
+            + "process that opened it can reach, but the topology runs " + p.workers() + " workers: when Storm "
+            + "moves partition " + p.index() + " to another worker, that worker would start from an empty copy "
+            + "and lose the counts. Fix: use a shared store (PostgreSQL, YTsaurus), run one worker, or opt in "
+            + "with StormStateBuilder.allowWorkerLocalStore() when every worker reaches the same store.", null, false,
+            ErrorContext.of(table, "partition " + p.index()));
+      }
+      return s;
     }
 
     private TableStore store() {
@@ -104,17 +183,22 @@ final class StormStateFactory implements StateFactory {
     }
 
     @Override
-    public IBackingMap<List<Object>, OpaqueValue<Object>> opaque(int partition, int partitions) {
+    public IBackingMap<List<Object>, OpaqueValue<Object>> opaque(Partition p) {
       Codec<Object> codec = codec();
-      return new TableCellMap<>(store(), table, JsonKeyCodec.INSTANCE, new OpaqueTableLayout<>(codec, v -> false),
-          codec);
+      return epoch(p, new OpaqueTableLayout<>(codec, v -> false), codec);
     }
 
     @Override
-    public IBackingMap<List<Object>, TransactionalValue<Object>> transactional(int partition, int partitions) {
+    public IBackingMap<List<Object>, TransactionalValue<Object>> transactional(Partition p) {
       Codec<Object> codec = codec();
-      return new TableCellMap<>(store(), table, JsonKeyCodec.INSTANCE,
-          new TransactionalTableLayout<>(codec, v -> false), codec);
+      return epoch(p, new TransactionalTableLayout<>(codec, v -> false), codec);
+    }
+
+    private <C> PartitionEpoch<C> epoch(Partition p, CellLayout<C> layout, Codec<Object> codec) {
+      TableStore s = store(p);
+      Table t = s.openTable(PartitionEpoch.cellSchema(table, JsonKeyCodec.INSTANCE, layout, codec));
+      return new PartitionEpoch<>(s, t, JsonKeyCodec.INSTANCE, layout, p.index(), p.count(), p.owner(),
+          p.cacheSize());
     }
 
     @Override
@@ -139,12 +223,12 @@ final class StormStateFactory implements StateFactory {
     }
 
     @Override
-    public IBackingMap<List<Object>, OpaqueValue<Object>> opaque(int partition, int partitions) {
+    public IBackingMap<List<Object>, OpaqueValue<Object>> opaque(Partition p) {
       return get();
     }
 
     @Override
-    public IBackingMap<List<Object>, TransactionalValue<Object>> transactional(int partition, int partitions) {
+    public IBackingMap<List<Object>, TransactionalValue<Object>> transactional(Partition p) {
       return get();
     }
 

@@ -84,6 +84,11 @@ final class TridentNullCells {
     }
 
     @Override
+    public boolean takesEveryBatch() {
+      return inner.takesEveryBatch();
+    }
+
+    @Override
     public String describe() {
       return inner.describe();
     }

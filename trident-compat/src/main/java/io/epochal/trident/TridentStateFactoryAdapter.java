@@ -43,6 +43,11 @@ final class TridentStateFactoryAdapter implements StateFactory<MapState<List<Obj
   }
 
   @Override
+  public boolean takesEveryBatch() {
+    return true; // Storm gives every partition of a Trident state every batch; its states may rely on it
+  }
+
+  @Override
   public String describe() {
     return "Trident " + factory.getClass().getName() + " (" + kind + ")";
   }

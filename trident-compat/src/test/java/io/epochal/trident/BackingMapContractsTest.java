@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Nested;
 /**
  * The {@link BackingMapContract} over the adapters' backing maps: {@link TridentBackingMap} (a Trident
  * {@code IBackingMap}, Storm's {@code MemoryBackingMap}, with plain, transactional and opaque cells),
- * {@link TableCellMap} (one table of an Epochal table store, as {@code stormState} uses it), {@link EncodedBackingMap}
+ * {@link PartitionEpoch} (one table of an Epochal table store, as {@code stormState} uses it, a batch per put), {@link EncodedBackingMap}
  * (cells as Trident's JSON bytes) and the tests' {@link FaultyBackingMap} (with faults off).
  */
 class BackingMapContractsTest {
@@ -79,7 +79,7 @@ class BackingMapContractsTest {
   class TableCellsTransactional extends TridentKeys<TransactionalValue<Long>> {
     @Override
     protected IBackingMap<List<Object>, TransactionalValue<Long>> createMap() {
-      return new TableCellMap<>(TableStores.inMemory(), "storm/contract", JsonKeyCodec.INSTANCE,
+      return new BatchPerPut<>(TableStores.inMemory(), "storm/contract",
           new TransactionalTableLayout<>(Codecs.longs(), v -> false), Codecs.longs());
     }
 
@@ -93,7 +93,7 @@ class BackingMapContractsTest {
   class TableCellsOpaque extends TridentKeys<OpaqueValue<Long>> {
     @Override
     protected IBackingMap<List<Object>, OpaqueValue<Long>> createMap() {
-      return new TableCellMap<>(TableStores.inMemory(), "storm/contract", JsonKeyCodec.INSTANCE,
+      return new BatchPerPut<>(TableStores.inMemory(), "storm/contract",
           new OpaqueTableLayout<>(Codecs.longs(), v -> false), Codecs.longs());
     }
 

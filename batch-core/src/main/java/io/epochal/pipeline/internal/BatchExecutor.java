@@ -180,7 +180,8 @@ final class BatchExecutor implements AutoCloseable {
     State[] partStates = states.get(agg.stateName);
     List<List<Object>> outs = emptyParts(parts.size());
     boolean keepNewValues = consumed[agg.id];
-    forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
+    boolean every = agg.factory.takesEveryBatch();
+    forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
       outs.set(p, agg.applyPartition(state, batch, parts.get(p), keepNewValues, ctx));
@@ -192,7 +193,8 @@ final class BatchExecutor implements AutoCloseable {
   private void applyPersist(Node.Persist persist, BatchAttempt batch, Object input) {
     List<List<Object>> parts = partitionRecords(input);
     State[] partStates = states.get(persist.stateName);
-    forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(), p -> {
+    boolean every = persist.factory.takesEveryBatch();
+    forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
       persist.applyPartition(state, batch, parts.get(p));
@@ -204,7 +206,8 @@ final class BatchExecutor implements AutoCloseable {
   private KeyedBatch applyProcess(Node.KeyedProcess process, BatchAttempt batch, KeyedBatch input) {
     State[] partStates = states.get(process.stateName);
     KeyedBatch out = new KeyedBatch(input.partitions());
-    forEachPartition(input.partitions(), p -> !input.records.get(p).isEmpty(), p -> {
+    boolean every = process.factory.takesEveryBatch();
+    forEachPartition(input.partitions(), p -> every || !input.records.get(p).isEmpty(), p -> {
       State state = partStates[p];
       state.beginCommit(batch.txid());
       process.applyPartition(state, batch, input.keys.get(p), input.records.get(p), out.keys.get(p),

@@ -381,6 +381,12 @@ public final class PostgresTableStore implements TableStore {
     return pgSchema;
   }
 
+  /** True: every process that reaches a PostgreSQL server shares this store. */
+  @Override
+  public boolean reachableFromEveryHost() {
+    return true;
+  }
+
   @Override
   public String describe() {
     return "PostgreSQL table store at " + endpoint + ", schema " + pgSchema;

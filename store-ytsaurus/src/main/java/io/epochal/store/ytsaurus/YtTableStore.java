@@ -308,6 +308,12 @@ public final class YtTableStore implements TableStore {
         () -> closed);
   }
 
+  /** True: every process that reaches a YTsaurus cluster shares this store. */
+  @Override
+  public boolean reachableFromEveryHost() {
+    return true;
+  }
+
   @Override
   public String describe() {
     return "YTsaurus table store (" + (mode == YtMode.PINNED ? "pinned" : "single-table") + " mode, proxy " + proxy
