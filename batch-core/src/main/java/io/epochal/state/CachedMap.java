@@ -1,18 +1,17 @@
 package io.epochal.state;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * A read-through, write-through LRU cache of cells over another {@link IBackingMap}, on Caffeine. Place it under
+ * A read-through, write-through LRU cache of cells over another {@link IBackingMap} (least recently used cells are evicted first). Place it under
  * the txid layer ({@code OpaqueMap.over(new CachedMap<>(store, n))}) so that hot keys are not read from the store on
  * every batch.
  *
@@ -27,7 +26,11 @@ import java.util.Set;
  * @param <C> the cell type
  */
 public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
-  private final Cache<K, C> cache;
+  /** The cached cells in access order, at most {@code maximumSize} (guarded by itself). */
+  private final LinkedHashMap<K, C> cache;
+  private long hits; // guarded by cache
+  private long misses; // guarded by cache
+  private long evictions; // guarded by cache
   /** The keys written since the last batch known to be durable (guarded by {@code this}). */
   private final Set<K> uncommitted = new HashSet<>();
   private long attemptTxid;
@@ -42,24 +45,49 @@ public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
     if (maximumSize < 1) {
       throw new IllegalArgumentException("maximumSize must be at least 1, was " + maximumSize);
     }
-    this.cache = Caffeine.newBuilder().maximumSize(maximumSize).recordStats().build();
+    this.cache = new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<K, C> eldest) {
+        boolean evict = size() > maximumSize;
+        if (evict) {
+          evictions++;
+        }
+        return evict;
+      }
+    };
+  }
+
+  /**
+   * Hit, miss and eviction counters of one {@link CachedMap}.
+   *
+   * @param hits keys served from the cache
+   * @param misses keys read from the store
+   * @param evictions cells evicted to stay within the maximum size
+   */
+  public record Stats(long hits, long misses, long evictions) {
   }
 
   @Override
   public Map<K, C> multiGet(Collection<? extends K> keys) {
     Map<K, C> result = new HashMap<>(Math.max(16, keys.size() * 2));
-    List<K> misses = new ArrayList<>();
-    for (K key : keys) {
-      C cell = cache.getIfPresent(Objects.requireNonNull(key, "key"));
-      if (cell != null) {
-        result.put(key, cell);
-      } else {
-        misses.add(key);
+    List<K> missing = new ArrayList<>();
+    synchronized (cache) {
+      for (K key : keys) {
+        C cell = cache.get(Objects.requireNonNull(key, "key"));
+        if (cell != null) {
+          result.put(key, cell);
+        } else {
+          missing.add(key);
+        }
       }
+      hits += keys.size() - missing.size();
+      misses += missing.size();
     }
-    if (!misses.isEmpty()) {
-      Map<K, C> loaded = super.multiGet(misses);
-      cache.putAll(loaded);
+    if (!missing.isEmpty()) {
+      Map<K, C> loaded = super.multiGet(missing);
+      synchronized (cache) {
+        cache.putAll(loaded);
+      }
       result.putAll(loaded);
     }
     return java.util.Collections.unmodifiableMap(result);
@@ -70,13 +98,17 @@ public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
     try {
       super.multiPut(cells);
     } catch (RuntimeException e) {
-      cache.invalidateAll(cells.keySet());
+      synchronized (cache) {
+        cache.keySet().removeAll(cells.keySet());
+      }
       throw e;
     }
     synchronized (this) {
       uncommitted.addAll(cells.keySet());
     }
-    cache.putAll(cells);
+    synchronized (cache) {
+      cache.putAll(cells);
+    }
   }
 
   /** A new batch starts: every earlier batch is durable, so what it wrote stays cached. */
@@ -95,15 +127,19 @@ public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
   @Override
   public void abort(long txid) {
     synchronized (this) {
-      cache.invalidateAll(uncommitted);
+      synchronized (cache) {
+        cache.keySet().removeAll(uncommitted);
+      }
       uncommitted.clear();
     }
     super.abort(txid);
   }
 
-  /** @return Caffeine's hit/miss/eviction counters of this cache */
-  public com.github.benmanes.caffeine.cache.stats.CacheStats stats() {
-    return cache.stats();
+  /** @return the hit/miss/eviction counters of this cache so far */
+  public Stats stats() {
+    synchronized (cache) {
+      return new Stats(hits, misses, evictions);
+    }
   }
 
   @Override

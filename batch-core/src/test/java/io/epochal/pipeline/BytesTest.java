@@ -6,13 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.epochal.store.table.Column;
-import io.epochal.store.table.ColumnType;
-import io.epochal.store.table.KeyCodec;
-import io.epochal.store.table.TableKey;
-import io.epochal.store.table.TableSchema;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -51,21 +45,5 @@ class BytesTest {
     assertThrows(IndexOutOfBoundsException.class, () -> Bytes.of(new byte[] {1}, 1, 1));
     assertThrows(IndexOutOfBoundsException.class, () -> bytes.get(2));
     assertThrows(NullPointerException.class, () -> Bytes.of(null));
-  }
-
-  @Test
-  void keyCodecsMapBytesToBytesColumns() {
-    KeyCodec<Bytes> codec = KeyCodec.bytes();
-    assertEquals("bytes:key", codec.id());
-    TableSchema schema = TableSchema.builder("t").key("key", ColumnType.BYTES).build();
-    Bytes key = Bytes.of(new byte[] {7, 8});
-    TableKey tk = codec.toKey(schema, key);
-    assertEquals(io.epochal.hash.FarmHash.farmHash((Object) new byte[] {7, 8}), tk.hash());
-    assertEquals(key, codec.fromKey(tk));
-
-    KeyCodec<List<Object>> lists = KeyCodec.list(Column.required("a", ColumnType.BYTES),
-        Column.required("b", ColumnType.INT64));
-    TableSchema composite = TableSchema.builder("c").key("a", ColumnType.BYTES).key("b", ColumnType.INT64).build();
-    assertEquals(List.of(key, 3L), lists.fromKey(lists.toKey(composite, List.of(key, 3))));
   }
 }

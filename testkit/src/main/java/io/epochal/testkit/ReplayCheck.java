@@ -7,7 +7,7 @@ import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.Stream;
-import io.epochal.pipeline.internal.KeyPartitioner;
+import io.epochal.pipeline.Partitioner;
 import io.epochal.spout.Spout;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.IBackingMap;
@@ -667,7 +667,7 @@ public final class ReplayCheck<T, K, V> {
       String stateName, int partitions, long lastTxid, Collection<? extends K> keys) {
     Map<Integer, List<K>> byPartition = new HashMap<>();
     for (K key : keys) {
-      byPartition.computeIfAbsent(KeyPartitioner.partition(key, partitions), p -> new ArrayList<>()).add(key);
+      byPartition.computeIfAbsent(Partitioner.partition(key, partitions), p -> new ArrayList<>()).add(key);
     }
     Map<K, V> out = new HashMap<>();
     for (Map.Entry<Integer, List<K>> part : byPartition.entrySet()) {

@@ -2,7 +2,7 @@ package io.epochal.testkit;
 
 import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.PipelineListener;
-import io.epochal.pipeline.internal.KeyPartitioner;
+import io.epochal.pipeline.Partitioner;
 import io.epochal.spout.BatchAttempt;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -244,7 +244,7 @@ public final class ReplayTimeline {
 
   private static int partitionOf(Object key, int partitions) {
     try {
-      return KeyPartitioner.partition(key, partitions);
+      return Partitioner.partition(key, partitions);
     } catch (RuntimeException e) {
       return -1; // a key type the partitioner does not know (a custom state's own keys)
     }

@@ -14,9 +14,6 @@ import io.epochal.spout.SpoutKind;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.NonTransactionalMap;
 import io.epochal.state.StateKind;
-import io.epochal.store.InMemoryCheckpointStore;
-import io.epochal.store.table.TableCheckpointStore;
-import io.epochal.store.table.TableStores;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -82,18 +79,6 @@ class GuaranteeCheckTest {
     try (Pipeline p = counting(Pipeline.newBuilder("g").guarantee(Guarantee.AT_LEAST_ONCE), backing).build()) {
       assertEquals(Guarantee.AT_LEAST_ONCE, p.guarantee());
     }
-  }
-
-  @Test
-  void aStateOnAnotherCheckpointStoreIsRefusedAtBuild() {
-    TableCheckpointStore theirs = TableCheckpointStore.on(TableStores.inMemory());
-    PipelineBuilder b = Pipeline.newBuilder("m").checkpointStore(new InMemoryCheckpointStore());
-    b.source(new EngineTesting.ListSpout<>(List.of(List.of("a"))))
-        .groupBy(w -> w)
-        .persistentAggregate("counts", io.epochal.store.table.TableStates.nonTransactional(theirs,
-            io.epochal.store.table.KeyCodec.strings(), io.epochal.codec.Codecs.longs()), Aggregators.count());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
-    assertTrue(e.getMessage().contains("state 'counts'"), e.getMessage());
   }
 
   private static PipelineBuilder counting(PipelineBuilder b, InMemoryBackingMap<String, Long> backing) {

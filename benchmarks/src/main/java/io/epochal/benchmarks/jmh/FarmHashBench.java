@@ -1,7 +1,7 @@
 package io.epochal.benchmarks.jmh;
 
 import io.epochal.hash.FarmHash;
-import io.epochal.pipeline.internal.KeyPartitioner;
+import io.epochal.pipeline.Partitioner;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -55,7 +55,7 @@ public class FarmHashBench {
   @Benchmark
   public void partitionOfWords(Blackhole bh) {
     for (String w : words) {
-      bh.consume(KeyPartitioner.partition(w, 4));
+      bh.consume(Partitioner.partition(w, 4));
     }
   }
 }

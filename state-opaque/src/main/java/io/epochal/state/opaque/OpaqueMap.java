@@ -1,21 +1,11 @@
 package io.epochal.state.opaque;
 
-import static io.epochal.state.internal.TxidMapCore.capacity;
-
-import io.epochal.errors.StateAheadException;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.state.ValueUpdater;
-import io.epochal.state.internal.TxidMapCore;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
+import io.epochal.state.TxidMap;
 import java.util.function.Function;
 
 /**
@@ -32,7 +22,7 @@ import java.util.function.Function;
  *   <li>stored txid {@code < t}: reads and updates see {@code curr}; the new cell is {@code (new, curr, t)};
  *   <li>stored txid {@code == t} (written by an earlier, failed attempt): reads and updates see {@code prev} (absent
  *       if empty), discarding that attempt's value; the new cell is {@code (new, prev, t)};
- *   <li>stored txid {@code > t}: every call throws {@link StateAheadException} naming the table, the key and both
+ *   <li>stored txid {@code > t}: every call throws {@link io.epochal.errors.StateAheadException} naming the table, the key and both
  *       txids, before writing anything.
  * </ul>
  * {@code multiPut(v)} is {@code multiUpdate} with "replace by {@code v}". Every key given to an update or put is
@@ -51,6 +41,8 @@ import java.util.function.Function;
  * {@code multiPut}. Atomicity is the backing map's: a failed {@code multiPut} may have written some cells, which the
  * replay recomputes from {@code prev}.
  *
+ * <p>The rules are the shared {@link TxidMap}'s, driven by {@link OpaqueValue#rule()}.
+ *
  * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Null arguments and updaters are
  * rejected with {@link NullPointerException}; null keys, keys without value equality (arrays: see
  * {@link io.epochal.pipeline.Bytes}), null values and null values returned by updaters with the non-retryable
@@ -61,11 +53,10 @@ import java.util.function.Function;
  * @param <V> the value type
  * @since 0.1.0
  */
-public final class OpaqueMap<K, V> implements MapState<K, V> {
-  private final TxidMapCore<K, OpaqueValue<V>> core;
+public final class OpaqueMap<K, V> extends TxidMap<K, V, OpaqueValue<V>> {
 
   private OpaqueMap(IBackingMap<K, OpaqueValue<V>> backing, String table) {
-    this.core = new TxidMapCore<>(backing, table, OpaqueValue::txid);
+    super(backing, table, OpaqueValue.rule(), "OpaqueMap");
   }
 
   /**
@@ -85,7 +76,7 @@ public final class OpaqueMap<K, V> implements MapState<K, V> {
    * @throws NullPointerException if {@code backing} is null
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, OpaqueValue<V>> backing) {
-    return TxidMapCore.factory("OpaqueMap", StateKind.OPAQUE, backing, OpaqueMap::over);
+    return factory("OpaqueMap", StateKind.OPAQUE, backing, OpaqueMap::over);
   }
 
   /**
@@ -96,128 +87,6 @@ public final class OpaqueMap<K, V> implements MapState<K, V> {
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(
       Function<? super StateContext, ? extends IBackingMap<K, OpaqueValue<V>>> backingPerPartition) {
-    return TxidMapCore.factory("OpaqueMap", StateKind.OPAQUE, backingPerPartition, OpaqueMap::over);
-  }
-
-  @Override
-  public void beginCommit(long txid) {
-    core.beginCommit(txid);
-  }
-
-  /** Keeps this attempt's cells: reads after the commit of the same batch still see them. */
-  @Override
-  public void commit(long txid) {
-    core.commit(txid);
-  }
-
-  @Override
-  public void abort(long txid) {
-    core.abort(txid);
-  }
-
-  /**
-   * @return an unmodifiable map of the given keys that have a value as seen by batch {@code txid}
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}
-   */
-  @Override
-  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-    core.serve(txid);
-    Map<K, OpaqueValue<V>> stored = core.readUncached(keys);
-    Map<K, V> result = new HashMap<>(capacity(keys.size()));
-    for (K key : keys) {
-      OpaqueValue<V> cell = core.cached(key);
-      if (cell != null) {
-        result.put(key, cell.curr());
-        continue;
-      }
-      cell = stored.get(key);
-      if (cell == null) {
-        continue;
-      }
-      core.checkNotAhead(key, cell, txid);
-      Optional<V> base = cell.base(txid);
-      if (base.isPresent()) {
-        result.put(key, base.get());
-      }
-    }
-    return Collections.unmodifiableMap(result);
-  }
-
-  /**
-   * @return an unmodifiable map of every given key to its value after the update
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
-   */
-  @Override
-  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-    core.serve(txid);
-    Map<K, OpaqueValue<V>> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
-    int n = updaters.size();
-    Map<K, V> result = new HashMap<>(capacity(n));
-    Map<K, OpaqueValue<V>> written = new HashMap<>(capacity(n));
-    for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
-      K key = entry.getKey();
-      ValueUpdater<V> updater = Objects.requireNonNull(entry.getValue(), "updater");
-      OpaqueValue<V> cell = core.cached(key);
-      Optional<V> base;
-      Optional<V> before;
-      if (cell != null) {
-        base = Optional.of(cell.curr());
-        before = cell.prev();
-      } else {
-        cell = stored.get(key);
-        if (cell == null) {
-          base = Optional.empty();
-        } else {
-          core.checkNotAhead(key, cell, txid);
-          base = cell.base(txid);
-        }
-        before = base;
-      }
-      V value = core.requireUpdated(key, updater.update(base), txid);
-      result.put(key, value);
-      written.put(key, new OpaqueValue<>(value, before, txid));
-    }
-    core.writeThrough(written);
-    return Collections.unmodifiableMap(result);
-  }
-
-  /**
-   * Sets every given key to its value for batch {@code txid}, under the same rules as {@link #multiUpdate}.
-   *
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
-   */
-  @Override
-  public void multiPut(long txid, Map<K, V> values) {
-    core.serve(txid);
-    Map<K, OpaqueValue<V>> stored = core.readUncached(Objects.requireNonNull(values, "values").keySet());
-    Map<K, OpaqueValue<V>> written = new HashMap<>(capacity(values.size()));
-    for (Map.Entry<K, V> entry : values.entrySet()) {
-      K key = entry.getKey();
-      V value = core.requireValue(key, entry.getValue(), txid);
-      OpaqueValue<V> cell = core.cached(key);
-      if (cell == null) {
-        cell = stored.get(key);
-        if (cell != null) {
-          core.checkNotAhead(key, cell, txid);
-        }
-      }
-      written.put(key, cell == null ? OpaqueValue.first(value, txid) : cell.next(txid, value));
-    }
-    core.writeThrough(written);
-  }
-
-  /** @return the wrapped store */
-  public IBackingMap<K, OpaqueValue<V>> wrapped() {
-    return core.backing();
-  }
-
-  /** @return the table named in error messages */
-  public String tableName() {
-    return core.tableName();
-  }
-
-  @Override
-  public String toString() {
-    return core.describe("OpaqueMap");
+    return factory("OpaqueMap", StateKind.OPAQUE, backingPerPartition, OpaqueMap::over);
   }
 }

@@ -1,5 +1,6 @@
 package io.epochal.state.opaque;
 
+import io.epochal.state.TxidRule;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -122,6 +123,42 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
   private static void requireTxid(long txid, String name) {
     if (txid < 1) {
       throw new IllegalArgumentException(name + " must be at least 1, was " + txid);
+    }
+  }
+
+  /**
+   * The opaque rule as a {@link TxidRule} (what {@link OpaqueMap} runs): a batch reads and builds on
+   * {@link #base(long)}, never skips, and stores {@link #next(long, Object)} (or {@link #first} for a new key).
+   */
+  public static <V> TxidRule<V, OpaqueValue<V>> rule() {
+    return new Rule<>();
+  }
+
+  /** {@link #rule()}. Stateless. */
+  private static final class Rule<V> implements TxidRule<V, OpaqueValue<V>> {
+    @Override
+    public long txid(OpaqueValue<V> cell) {
+      return cell.txid();
+    }
+
+    @Override
+    public V value(OpaqueValue<V> cell) {
+      return cell.curr();
+    }
+
+    @Override
+    public Optional<V> base(OpaqueValue<V> cell, long txid) {
+      return cell.base(txid);
+    }
+
+    @Override
+    public boolean skips(OpaqueValue<V> cell, long txid) {
+      return false;
+    }
+
+    @Override
+    public OpaqueValue<V> next(OpaqueValue<V> previous, V value, long txid) {
+      return previous == null ? first(value, txid) : previous.next(txid, value);
     }
   }
 }

@@ -1,21 +1,11 @@
 package io.epochal.state.transactional;
 
-import static io.epochal.state.internal.TxidMapCore.capacity;
-
-import io.epochal.errors.StateAheadException;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.state.ValueUpdater;
-import io.epochal.state.internal.TxidMapCore;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
+import io.epochal.state.TxidMap;
 import java.util.function.Function;
 
 /**
@@ -30,7 +20,7 @@ import java.util.function.Function;
  *   <li>stored txid {@code < t}: {@code multiUpdate} stores {@code (update(value), t)};
  *   <li>stored txid {@code == t} (a replay): {@code multiUpdate} <b>skips</b> the key (returns the stored value and
  *       does not write it);
- *   <li>stored txid {@code > t}: every call throws {@link StateAheadException} naming the table, the key and both
+ *   <li>stored txid {@code > t}: every call throws {@link io.epochal.errors.StateAheadException} naming the table, the key and both
  *       txids, before writing anything;
  *   <li>{@code multiGet} otherwise returns the stored value, and {@code multiPut(v)} stores {@code (v, t)} (no skip).
  * </ul>
@@ -46,6 +36,8 @@ import java.util.function.Function;
  * {@code multiPut} (only the keys it changes). Atomicity is the backing map's: a failed {@code multiPut} may have
  * written some cells, which the replay then skips.
  *
+ * <p>The rules are the shared {@link TxidMap}'s, driven by {@link TransactionalValue#rule()}.
+ *
  * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Null arguments and updaters are
  * rejected with {@link NullPointerException}; null keys, keys without value equality (arrays: see
  * {@link io.epochal.pipeline.Bytes}), null values and null values returned by updaters with the non-retryable
@@ -56,11 +48,10 @@ import java.util.function.Function;
  * @param <V> the value type
  * @since 0.1.0
  */
-public final class TransactionalMap<K, V> implements MapState<K, V> {
-  private final TxidMapCore<K, TransactionalValue<V>> core;
+public final class TransactionalMap<K, V> extends TxidMap<K, V, TransactionalValue<V>> {
 
   private TransactionalMap(IBackingMap<K, TransactionalValue<V>> backing, String table) {
-    this.core = new TxidMapCore<>(backing, table, TransactionalValue::txid);
+    super(backing, table, TransactionalValue.rule(), "TransactionalMap");
   }
 
   /**
@@ -80,7 +71,7 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    * @throws NullPointerException if {@code backing} is null
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, TransactionalValue<V>> backing) {
-    return TxidMapCore.factory("TransactionalMap", StateKind.TRANSACTIONAL, backing, TransactionalMap::over);
+    return factory("TransactionalMap", StateKind.TRANSACTIONAL, backing, TransactionalMap::over);
   }
 
   /**
@@ -91,128 +82,6 @@ public final class TransactionalMap<K, V> implements MapState<K, V> {
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(
       Function<? super StateContext, ? extends IBackingMap<K, TransactionalValue<V>>> backingPerPartition) {
-    return TxidMapCore.factory("TransactionalMap", StateKind.TRANSACTIONAL, backingPerPartition,
-        TransactionalMap::over);
-  }
-
-  @Override
-  public void beginCommit(long txid) {
-    core.beginCommit(txid);
-  }
-
-  /** Keeps this attempt's cells: reads after the commit of the same batch still see them. */
-  @Override
-  public void commit(long txid) {
-    core.commit(txid);
-  }
-
-  @Override
-  public void abort(long txid) {
-    core.abort(txid);
-  }
-
-  /**
-   * @return an unmodifiable map of the given keys that have a value
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}
-   */
-  @Override
-  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-    core.serve(txid);
-    Map<K, TransactionalValue<V>> stored = core.readUncached(keys);
-    Map<K, V> result = new HashMap<>(capacity(keys.size()));
-    for (K key : keys) {
-      TransactionalValue<V> cell = core.cached(key);
-      if (cell == null) {
-        cell = stored.get(key);
-        if (cell == null) {
-          continue;
-        }
-        core.checkNotAhead(key, cell, txid);
-      }
-      result.put(key, cell.value());
-    }
-    return Collections.unmodifiableMap(result);
-  }
-
-  /**
-   * @return an unmodifiable map of every given key to its value after the update (the stored value for a skipped key)
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
-   */
-  @Override
-  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-    core.serve(txid);
-    Map<K, TransactionalValue<V>> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
-    int n = updaters.size();
-    Map<K, V> result = new HashMap<>(capacity(n));
-    Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(n));
-    for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
-      K key = entry.getKey();
-      ValueUpdater<V> updater = Objects.requireNonNull(entry.getValue(), "updater");
-      TransactionalValue<V> cell = core.cached(key);
-      Optional<V> base;
-      if (cell != null) {
-        base = Optional.of(cell.value());
-      } else {
-        cell = stored.get(key);
-        if (cell == null) {
-          base = Optional.empty();
-        } else {
-          switch (cell.decide(txid)) {
-            case APPLY:
-              base = Optional.of(cell.value());
-              break;
-            case SKIP:
-              result.put(key, cell.value());
-              continue;
-            default:
-              throw core.ahead(key, cell, txid);
-          }
-        }
-      }
-      V value = core.requireUpdated(key, updater.update(base), txid);
-      result.put(key, value);
-      written.put(key, new TransactionalValue<>(value, txid));
-    }
-    core.writeThrough(written);
-    return Collections.unmodifiableMap(result);
-  }
-
-  /**
-   * Stores {@code (v, txid)} for every given key, whatever the stored txid below or at {@code txid}.
-   *
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
-   */
-  @Override
-  public void multiPut(long txid, Map<K, V> values) {
-    core.serve(txid);
-    Map<K, TransactionalValue<V>> stored = core.readUncached(Objects.requireNonNull(values, "values").keySet());
-    Map<K, TransactionalValue<V>> written = new HashMap<>(capacity(values.size()));
-    for (Map.Entry<K, V> entry : values.entrySet()) {
-      K key = entry.getKey();
-      V value = core.requireValue(key, entry.getValue(), txid);
-      if (core.cached(key) == null) {
-        TransactionalValue<V> cell = stored.get(key);
-        if (cell != null) {
-          core.checkNotAhead(key, cell, txid);
-        }
-      }
-      written.put(key, new TransactionalValue<>(value, txid));
-    }
-    core.writeThrough(written);
-  }
-
-  /** @return the wrapped store */
-  public IBackingMap<K, TransactionalValue<V>> wrapped() {
-    return core.backing();
-  }
-
-  /** @return the table named in error messages */
-  public String tableName() {
-    return core.tableName();
-  }
-
-  @Override
-  public String toString() {
-    return core.describe("TransactionalMap");
+    return factory("TransactionalMap", StateKind.TRANSACTIONAL, backingPerPartition, TransactionalMap::over);
   }
 }

@@ -1,5 +1,6 @@
 package io.epochal.state.transactional;
 
+import io.epochal.state.TxidRule;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -66,6 +67,42 @@ public record TransactionalValue<V>(V value, long txid) {
   private static void requireTxid(long batchTxid) {
     if (batchTxid < 1) {
       throw new IllegalArgumentException("batch txid must be at least 1, was " + batchTxid);
+    }
+  }
+
+  /**
+   * The transactional rule as a {@link TxidRule} (what {@link TransactionalMap} runs): a batch reads the stored value,
+   * skips a key it already wrote ({@link Decision#SKIP}), and stores {@code (new, t)}.
+   */
+  public static <V> TxidRule<V, TransactionalValue<V>> rule() {
+    return new Rule<>();
+  }
+
+  /** {@link #rule()}. Stateless. */
+  private static final class Rule<V> implements TxidRule<V, TransactionalValue<V>> {
+    @Override
+    public long txid(TransactionalValue<V> cell) {
+      return cell.txid();
+    }
+
+    @Override
+    public V value(TransactionalValue<V> cell) {
+      return cell.value();
+    }
+
+    @Override
+    public Optional<V> base(TransactionalValue<V> cell, long txid) {
+      return Optional.of(cell.value());
+    }
+
+    @Override
+    public boolean skips(TransactionalValue<V> cell, long txid) {
+      return cell.decide(txid) == Decision.SKIP;
+    }
+
+    @Override
+    public TransactionalValue<V> next(TransactionalValue<V> previous, V value, long txid) {
+      return new TransactionalValue<>(value, txid);
     }
   }
 }

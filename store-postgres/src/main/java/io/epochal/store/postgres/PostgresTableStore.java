@@ -23,7 +23,7 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.table.internal.StagedTransaction;
+import io.epochal.store.table.StagedTransaction;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

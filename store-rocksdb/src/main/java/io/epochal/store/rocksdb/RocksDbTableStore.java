@@ -27,7 +27,7 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.table.internal.StagedTransaction;
+import io.epochal.store.table.StagedTransaction;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,7 +1,10 @@
 package io.epochal.store.table;
 
+import io.epochal.codec.Codec;
+import io.epochal.store.table.internal.PlainLayout;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * How a map state's stored cell {@code C} is laid out in the value columns of a table row, and decoded back. The
@@ -48,4 +51,15 @@ public interface CellLayout<C> {
 
   /** @return whether {@code cell} is empty, so that its row is deleted rather than written */
   boolean isEmpty(C cell);
+
+  /**
+   * The non-transactional layout {@code (hash, key…, value)}: the cell is the value, encoded by {@code codec} into a
+   * required {@code value} bytes column (id {@code plain:v1}).
+   *
+   * @param isEmpty which values are empty (their rows are deleted)
+   * @throws NullPointerException if an argument is null
+   */
+  static <V> CellLayout<V> plain(Codec<V> codec, Predicate<? super V> isEmpty) {
+    return new PlainLayout<>(codec, isEmpty);
+  }
 }

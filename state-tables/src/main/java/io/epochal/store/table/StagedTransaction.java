@@ -1,9 +1,5 @@
-package io.epochal.store.table.internal;
+package io.epochal.store.table;
 
-import io.epochal.store.table.Lease;
-import io.epochal.store.table.StoreTransaction;
-import io.epochal.store.table.TableKey;
-import io.epochal.store.table.TableSchema;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,7 +16,8 @@ import java.util.TreeMap;
  * <p>Thread-safe as {@link StoreTransaction} requires: staging and the lifecycle are guarded by {@code this}; the
  * commit reads the buffer after {@link #endForCommit()}, when no write can be staged any more.
  *
- * <p>Internal: not an API; public only so that the store modules can reach it.
+ * <p>Part of the table-store SPI: a base for the transactions of table-store implementations (the in-memory store,
+ * {@code RocksDbTableStore}, {@code PostgresTableStore}); callers of a store only see {@link StoreTransaction}.
  *
  * @param <H> the store's handle of an open table
  * @param <K> the staged key type (the store's encoding of a {@link TableKey})

@@ -1,7 +1,6 @@
 package io.epochal.flow;
 
 import io.epochal.codec.Codec;
-import io.epochal.store.table.internal.PlainLayout;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.KeyCodec;
 import java.util.Objects;
@@ -50,7 +49,7 @@ public final class StateSpec<K, S> {
     this.keys = b.keys;
     this.codec = b.codec;
     this.defaultValue = b.defaultValue;
-    this.layout = b.layout == null ? new PlainLayout<>(b.codec, v -> false) : b.layout;
+    this.layout = b.layout == null ? CellLayout.plain(b.codec, v -> false) : b.layout;
     this.emptyWhen = b.emptyWhen;
     this.cached = b.cached == null || b.cached;
   }

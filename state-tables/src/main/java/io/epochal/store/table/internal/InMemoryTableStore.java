@@ -7,6 +7,7 @@ import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
+import io.epochal.store.table.StagedTransaction;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;

@@ -1,4 +1,4 @@
-package io.epochal.state;
+package io.epochal.store.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -14,11 +14,12 @@ import io.epochal.pipeline.Stream;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.TransactionalSpout;
-import io.epochal.store.table.BackingMapLayer;
-import io.epochal.store.table.KeyCodec;
-import io.epochal.store.table.TableCheckpointStore;
-import io.epochal.store.table.TableStates;
-import io.epochal.store.table.TableStores;
+import io.epochal.state.CachedMap;
+import io.epochal.state.IBackingMap;
+import io.epochal.state.State;
+import io.epochal.state.StateContext;
+import io.epochal.state.StateFactory;
+import io.epochal.state.StateKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

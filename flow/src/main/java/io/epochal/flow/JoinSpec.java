@@ -1,7 +1,6 @@
 package io.epochal.flow;
 
 import io.epochal.codec.Codec;
-import io.epochal.store.table.internal.PlainLayout;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.KeyCodec;
 import java.time.Duration;
@@ -47,7 +46,7 @@ public final class JoinSpec<K, S> {
     this.state = b.state;
     this.keys = b.keys;
     this.codec = b.codec;
-    this.layout = b.layout == null ? new PlainLayout<>(b.codec, v -> false) : b.layout;
+    this.layout = b.layout == null ? CellLayout.plain(b.codec, v -> false) : b.layout;
     this.ttl = b.ttl == null ? DEFAULT_TTL : b.ttl;
   }
 

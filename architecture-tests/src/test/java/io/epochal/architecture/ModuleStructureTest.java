@@ -1,0 +1,94 @@
+package io.epochal.architecture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.architecture.ModuleRules.Ceiling;
+import io.epochal.architecture.ModuleRules.Module;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module rules of issue 11 over the project itself: every module of the root pom, its compiled main classes
+ * ({@code target/classes}, so this module runs last in the reactor) and its main sources. The project root is the
+ * system property {@code epochal.root} (set by this module's pom), else the parent of the working directory.
+ */
+class ModuleStructureTest {
+  /** The most lines a main source file may have without a ceiling. */
+  static final int MAX_LINES = 500;
+  /** The largest share of all main source lines one module may hold. */
+  static final double MAX_SHARE = 0.25;
+
+  /**
+   * Main source files allowed above {@link #MAX_LINES}, shrink-only: a file may not grow above its ceiling, and a
+   * ceiling must be removed once its file is back within the limit.
+   */
+  static final List<Ceiling> CEILINGS = List.of(
+      new Ceiling("store-rocksdb/src/main/java/io/epochal/store/rocksdb/RocksDbTableStore.java", 2077,
+          "one store: column families, leases, write batches and scans share its handle state; split pending"),
+      new Ceiling("store-postgres/src/main/java/io/epochal/store/postgres/PostgresTableStore.java", 1301,
+          "one store: schema DDL, leases and staged transactions over one pool; owned by the postgres work"),
+      new Ceiling("testkit/src/main/java/io/epochal/testkit/store/TableStoreContract.java", 1292,
+          "one contract suite: each case is a short test method, split by topic pending"),
+      new Ceiling("testkit/src/main/java/io/epochal/testkit/ReplayCheck.java", 936,
+          "the replay property: schedule generation, runs and the recount oracle; split pending"),
+      new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 756,
+          "the one entry class of the Storm adapter (many small adapters of Storm's interfaces)"),
+      new Ceiling("testkit/src/main/java/io/epochal/testkit/FaultInjector.java", 667,
+          "the one fault model: wrappers of every SPI (spout, state, backing map, stores) in one place"),
+      new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/YtTableStore.java", 600,
+          "one store over the HTTP API: tablet transactions, locks and the single-table fallback"),
+      new Ceiling("benchmarks/src/main/java/io/epochal/benchmarks/E2E.java", 599,
+          "the end-to-end benchmark harness (one CLI with its report), not library code"),
+      new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/internal/YtHttpClient.java", 590,
+          "the HTTP client of YTsaurus' API v4 (one method per command)"),
+      new Ceiling("batch-core/src/main/java/io/epochal/pipeline/internal/Node.java", 552,
+          "the engine's node types; aggregation nodes to move out"),
+      new Ceiling("spouts-kafka/src/main/java/io/epochal/spouts/kafka/internal/KafkaLog.java", 544,
+          "the Kafka log reader: consumer lifecycle, positions and transactional markers"),
+      new Ceiling("testkit/src/main/java/io/epochal/testkit/PipelineTestDriver.java", 514,
+          "the test driver; output handling to move out"));
+
+  private static Path root;
+  private static List<Module> modules;
+
+  @BeforeAll
+  static void findModules() {
+    String property = System.getProperty("epochal.root");
+    root = (property != null ? Path.of(property) : Path.of("").toAbsolutePath().getParent()).normalize();
+    modules = ModuleRules.modulesOf(root).stream().filter(m -> !m.name().equals("architecture-tests")).toList();
+    assertTrue(modules.size() >= 10, "modules of " + root + ": " + modules);
+    for (Module m : modules) {
+      if (Files.isDirectory(m.sources())) {
+        assertTrue(Files.isDirectory(m.classes()), m.name() + " has main sources but no " + m.classes()
+            + ": build every module first (this module runs last in the reactor)");
+      }
+    }
+  }
+
+  @Test
+  void noClassReferencesAnotherModulesInternalPackage() {
+    assertEquals(List.of(), ModuleRules.crossModuleInternalReferences(modules));
+  }
+
+  @Test
+  void noPackageIsSplitOverTwoModules() {
+    assertEquals(List.of(), ModuleRules.splitPackages(modules));
+  }
+
+  @Test
+  void noModuleHoldsMoreThanAQuarterOfTheMainCode() {
+    Map<String, Long> lines = ModuleRules.mainLines(modules);
+    assertTrue(lines.get("batch-core") > 0, "batch-core's sources were counted: " + lines);
+    assertEquals(List.of(), ModuleRules.oversizedModules(modules, MAX_SHARE), "main source lines: " + lines);
+  }
+
+  @Test
+  void noMainClassIsOverFiveHundredLinesBeyondTheShrinkOnlyCeilings() {
+    assertEquals(List.of(), ModuleRules.oversizedClasses(modules, root, MAX_LINES, CEILINGS));
+  }
+}

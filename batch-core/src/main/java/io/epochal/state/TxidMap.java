@@ -1,0 +1,209 @@
+package io.epochal.state;
+
+import io.epochal.errors.StateAheadException;
+import io.epochal.state.internal.TxidMapCore;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * A {@link MapState} storing txid-carrying cells {@code C} in an {@link IBackingMap}, driven by a {@link TxidRule}: the
+ * one implementation of Trident's {@code TransactionalMap} and {@code OpaqueMap}, which only choose their rule. For
+ * batch {@code t} and a key, in every call:
+ * <ul>
+ *   <li>a cell written earlier in this attempt: reads see its {@linkplain TxidRule#value value}, updates build on it
+ *       and write {@link TxidRule#next} of it;
+ *   <li>no stored cell: reads report the key absent, updates build on empty;
+ *   <li>a stored cell ahead of {@code t}: every call throws {@link StateAheadException} naming the table, the key
+ *       and both txids, before writing anything;
+ *   <li>otherwise reads see {@link TxidRule#base}; an update the rule {@linkplain TxidRule#skips skips} returns the
+ *       stored value and writes nothing; other updates build on {@code base} and write {@link TxidRule#next};
+ *       {@code multiPut(v)} writes {@code next(cell, v, t)} (no skip).
+ * </ul>
+ *
+ * <p>Per-attempt cache: the cells this instance wrote for batch {@code t} are kept from the write until the next
+ * {@link #beginCommit}, {@link #abort}, or call for another txid; {@link #commit} keeps them. Each call makes at most
+ * one {@code multiGet} on the backing map (for the keys not cached) and at most one {@code multiPut} (only the keys it
+ * changes). The whole lifecycle ({@code beginCommit}, {@code commit}, {@code abort}) is forwarded to the backing map.
+ *
+ * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Null arguments and updaters are
+ * rejected with {@link NullPointerException}; null keys, keys without value equality, null values and null values
+ * returned by updaters with the non-retryable {@link io.epochal.errors.InvalidRecordException} naming the table, the
+ * key and the txid. A txid below 1 is rejected with {@link IllegalArgumentException}.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <C> the stored cell type
+ * @since 0.3.0
+ */
+public abstract class TxidMap<K, V, C> implements MapState<K, V> {
+  private final TxidMapCore<K, C> core;
+  private final TxidRule<V, C> rule;
+  private final String mapName;
+
+  /**
+   * @param backing the store of cells
+   * @param tableName the table named in error messages
+   * @param rule the cell rule
+   * @param mapName the map's name in {@code toString()}, e.g. {@code "OpaqueMap"}
+   * @throws NullPointerException if an argument is null
+   */
+  protected TxidMap(IBackingMap<K, C> backing, String tableName, TxidRule<V, C> rule, String mapName) {
+    this.rule = Objects.requireNonNull(rule, "rule");
+    this.mapName = Objects.requireNonNull(mapName, "mapName");
+    this.core = new TxidMapCore<>(backing, tableName, rule::txid);
+  }
+
+  /**
+   * A factory making one map per partition over the same store, described as {@code mapName over <store>}; the
+   * table name is the state's name.
+   *
+   * @param over makes the map over a store and a table name
+   * @throws NullPointerException if an argument is null
+   */
+  protected static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,
+      IBackingMap<K, C> backing, BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over) {
+    return TxidMapCore.factory(mapName, kind, backing, over);
+  }
+
+  /**
+   * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
+   * partition's context (a null store fails {@code makeState} naming the context); the table name is the state's name.
+   *
+   * @param over makes the map over a store and a table name
+   * @throws NullPointerException if an argument is null
+   */
+  protected static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,
+      Function<? super StateContext, ? extends IBackingMap<K, C>> backingPerPartition,
+      BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over) {
+    return TxidMapCore.factory(mapName, kind, backingPerPartition, over);
+  }
+
+  @Override
+  public final void beginCommit(long txid) {
+    core.beginCommit(txid);
+  }
+
+  /** Keeps this attempt's cells: reads after the commit of the same batch still see them. */
+  @Override
+  public final void commit(long txid) {
+    core.commit(txid);
+  }
+
+  @Override
+  public final void abort(long txid) {
+    core.abort(txid);
+  }
+
+  /**
+   * @return an unmodifiable map of the given keys that have a value as seen by batch {@code txid}
+   * @throws StateAheadException if a stored txid is ahead of {@code txid}
+   */
+  @Override
+  public final Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+    core.serve(txid);
+    Map<K, C> stored = core.readUncached(keys);
+    Map<K, V> result = new HashMap<>(TxidMapCore.capacity(keys.size()));
+    for (K key : keys) {
+      C cell = core.cached(key);
+      if (cell != null) {
+        result.put(key, rule.value(cell));
+        continue;
+      }
+      cell = stored.get(key);
+      if (cell == null) {
+        continue;
+      }
+      core.checkNotAhead(key, cell, txid);
+      Optional<V> base = rule.base(cell, txid);
+      if (base.isPresent()) {
+        result.put(key, base.get());
+      }
+    }
+    return Collections.unmodifiableMap(result);
+  }
+
+  /**
+   * @return an unmodifiable map of every given key to its value after the update (the stored value for a skipped key)
+   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
+   */
+  @Override
+  public final Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    core.serve(txid);
+    Map<K, C> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
+    int n = updaters.size();
+    Map<K, V> result = new HashMap<>(TxidMapCore.capacity(n));
+    Map<K, C> written = new HashMap<>(TxidMapCore.capacity(n));
+    for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
+      K key = entry.getKey();
+      ValueUpdater<V> updater = Objects.requireNonNull(entry.getValue(), "updater");
+      C cell = core.cached(key);
+      Optional<V> base;
+      if (cell != null) {
+        base = Optional.of(rule.value(cell));
+      } else {
+        cell = stored.get(key);
+        if (cell == null) {
+          base = Optional.empty();
+        } else {
+          core.checkNotAhead(key, cell, txid);
+          if (rule.skips(cell, txid)) {
+            result.put(key, rule.value(cell));
+            continue;
+          }
+          base = rule.base(cell, txid);
+        }
+      }
+      V value = core.requireUpdated(key, updater.update(base), txid);
+      result.put(key, value);
+      written.put(key, rule.next(cell, value, txid));
+    }
+    core.writeThrough(written);
+    return Collections.unmodifiableMap(result);
+  }
+
+  /**
+   * Sets every given key to its value for batch {@code txid}: writes {@code next(cell, value, txid)}, never skips.
+   *
+   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
+   */
+  @Override
+  public final void multiPut(long txid, Map<K, V> values) {
+    core.serve(txid);
+    Map<K, C> stored = core.readUncached(Objects.requireNonNull(values, "values").keySet());
+    Map<K, C> written = new HashMap<>(TxidMapCore.capacity(values.size()));
+    for (Map.Entry<K, V> entry : values.entrySet()) {
+      K key = entry.getKey();
+      V value = core.requireValue(key, entry.getValue(), txid);
+      C cell = core.cached(key);
+      if (cell == null) {
+        cell = stored.get(key);
+        if (cell != null) {
+          core.checkNotAhead(key, cell, txid);
+        }
+      }
+      written.put(key, rule.next(cell, value, txid));
+    }
+    core.writeThrough(written);
+  }
+
+  /** @return the wrapped store */
+  public final IBackingMap<K, C> wrapped() {
+    return core.backing();
+  }
+
+  /** @return the table named in error messages */
+  public final String tableName() {
+    return core.tableName();
+  }
+
+  @Override
+  public String toString() {
+    return core.describe(mapName);
+  }
+}
