@@ -162,7 +162,7 @@ final class StormStateFactory implements StateFactory {
 
     private TableStore store(Partition p) {
       TableStore s = store();
-      if (p.workers() > 1 && !s.reachableFromEveryHost() && !workerLocalAllowed) {
+      if (p.workers() > 1 && !s.capabilities().sharedAcrossHosts() && !workerLocalAllowed) {
         throw new EpochalException("state table " + table + " lives in " + s.describe() + ", which only the "
             + "process that opened it can reach, but the topology runs " + p.workers() + " workers: when Storm "
             + "moves partition " + p.index() + " to another worker, that worker would start from an empty copy "

@@ -44,7 +44,7 @@ class PartitionEpochTest {
     return name;
   }
 
-  private static EpochalTrident.StormStateBuilder state(String name) {
+  private static StormStateBuilder state(String name) {
     return EpochalTrident.stormState(name, () -> STORES.get(name), "counts");
   }
 
@@ -140,8 +140,8 @@ class PartitionEpochTest {
     }
 
     @Override
-    public boolean reachableFromEveryHost() {
-      return true;
+    public io.epochal.store.table.StoreCapabilities capabilities() {
+      return io.epochal.store.table.StoreCapabilities.shared();
     }
   }
 

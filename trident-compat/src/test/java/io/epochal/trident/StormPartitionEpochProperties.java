@@ -80,7 +80,7 @@ class StormPartitionEpochProperties {
     return ReplayCheck.<World, String, String, Long>forPipeline(World::new,
             (source, world, context) -> {
               String name = world.name();
-              EpochalTrident.StormStateBuilder b = EpochalTrident.stormState(name, () -> storeOf(name), "counts");
+              StormStateBuilder b = EpochalTrident.stormState(name, () -> storeOf(name), "counts");
               org.apache.storm.trident.state.StateFactory factory = kind == StateKind.OPAQUE ? b.opaque()
                   : b.transactional();
               source.map(s -> EpochalTrident.tuple(SENTENCE, List.of(s)))

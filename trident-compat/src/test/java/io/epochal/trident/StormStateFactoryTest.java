@@ -92,7 +92,7 @@ class StormStateFactoryTest {
 
   @Test
   void shouldRefuseOptionsSetTwiceAndBadValues() {
-    EpochalTrident.StormStateBuilder b = EpochalTrident.stormState("unit", StormStateFactoryTest::store, "t");
+    StormStateBuilder b = EpochalTrident.stormState("unit", StormStateFactoryTest::store, "t");
     b.localCacheSize(5);
     assertThrows(IllegalStateException.class, () -> b.localCacheSize(6));
     assertThrows(IllegalArgumentException.class,

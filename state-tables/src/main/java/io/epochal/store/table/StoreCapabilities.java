@@ -12,17 +12,31 @@ package io.epochal.store.table;
  *     per table only and a failed multi-table commit may leave some tables written
  * @param fencing whether a transaction begun under a {@link Lease} fails its commit, changing nothing, once the
  *     lease was taken over ({@link TableStore#acquireLease})
+ * @param sharedAcrossHosts whether processes on other hosts reach this same store (a database server, a YTsaurus
+ *     cluster), so that work moved to another machine finds its committed state there; false for embedded stores
+ *     (in-memory, a RocksDB directory), which a distributed runner refuses for work that may move (since 0.4.0)
  * @since 0.1.0
  */
-public record StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing) {
+public record StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing, boolean sharedAcrossHosts) {
 
-  /** Atomic multi-table commit and fencing: what the in-memory, RocksDB and pinned-proxy YTsaurus stores offer. */
+  /** A store only its own process reaches. */
+  public StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing) {
+    this(atomicMultiTableCommit, fencing, false);
+  }
+
+  /** Atomic multi-table commit and fencing in one process: what the in-memory and RocksDB stores offer. */
   public static StoreCapabilities full() {
-    return new StoreCapabilities(true, true);
+    return new StoreCapabilities(true, true, false);
+  }
+
+  /** Atomic multi-table commit and fencing, reached from every host: PostgreSQL, pinned-proxy YTsaurus. */
+  public static StoreCapabilities shared() {
+    return new StoreCapabilities(true, true, true);
   }
 
   @Override
   public String toString() {
-    return "StoreCapabilities[atomicMultiTableCommit=" + atomicMultiTableCommit + ", fencing=" + fencing + "]";
+    return "StoreCapabilities[atomicMultiTableCommit=" + atomicMultiTableCommit + ", fencing=" + fencing
+        + ", sharedAcrossHosts=" + sharedAcrossHosts + "]";
   }
 }

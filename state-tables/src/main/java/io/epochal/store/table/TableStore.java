@@ -97,17 +97,6 @@ public interface TableStore extends AutoCloseable {
     }
   }
 
-  /**
-   * Whether processes on other hosts reach this same store (a database server, a YTsaurus cluster), so that a
-   * partition moved to another machine finds its committed state there. False by default and for embedded stores
-   * (in-memory, a RocksDB directory): a distributed runner refuses them for work that may move between machines.
-   *
-   * @since 0.4.0
-   */
-  default boolean reachableFromEveryHost() {
-    return false;
-  }
-
   /** @return a short description for logs and errors, e.g. {@code "in-memory table store"} */
   String describe();
 

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A shared, transactional {@link TableStore} on PostgreSQL (10 or later) over JDBC: every worker that reaches the
  * server sees the same tables, leases fence stale writers inside the commit, and each store transaction is one SQL
- * transaction, atomic across tables. It declares {@link StoreCapabilities#full()}, so the coordinator runs the epoch
+ * transaction, atomic across tables. It declares {@link StoreCapabilities#shared()}, so the coordinator runs the epoch
  * protocol over it (every dirty state row, the spout metadata and the committed txid of a batch in one commit).
  *
  * <pre>{@code
@@ -225,7 +225,7 @@ public final class PostgresTableStore implements TableStore {
 
   @Override
   public StoreCapabilities capabilities() {
-    return StoreCapabilities.full();
+    return StoreCapabilities.shared();
   }
 
   /**
@@ -379,12 +379,6 @@ public final class PostgresTableStore implements TableStore {
   /** @return the PostgreSQL schema (namespace) holding this store's tables */
   public String schemaName() {
     return pgSchema;
-  }
-
-  /** True: every process that reaches a PostgreSQL server shares this store. */
-  @Override
-  public boolean reachableFromEveryHost() {
-    return true;
   }
 
   @Override

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p><b>Modes</b> ({@link YtMode}): {@link YtMode#PINNED} (default) runs each store transaction as one tablet
- * transaction on one heavy proxy and commits it with the lease as prerequisite: {@link StoreCapabilities#full()}.
+ * transaction on one heavy proxy and commits it with the lease as prerequisite: {@link StoreCapabilities#shared()}.
  * {@link YtMode#SINGLE_TABLE} keeps everything in one table and commits with one {@code insert_rows}: atomic across
  * logical tables but not fenced server-side ({@code fencing=false}); see {@link YtMode} and the module README.
  *
@@ -165,7 +165,7 @@ public final class YtTableStore implements TableStore {
 
   @Override
   public StoreCapabilities capabilities() {
-    return mode == YtMode.PINNED ? StoreCapabilities.full() : new StoreCapabilities(true, false);
+    return mode == YtMode.PINNED ? StoreCapabilities.shared() : new StoreCapabilities(true, false, true);
   }
 
   private void checkOpen() {
@@ -306,12 +306,6 @@ public final class YtTableStore implements TableStore {
     }
     return new SingleTableTransaction(this, client, proxy, sharedTable, leases, handle, hook, readHook,
         () -> closed);
-  }
-
-  /** True: every process that reaches a YTsaurus cluster shares this store. */
-  @Override
-  public boolean reachableFromEveryHost() {
-    return true;
   }
 
   @Override

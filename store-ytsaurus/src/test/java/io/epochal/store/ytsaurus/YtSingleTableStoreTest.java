@@ -61,7 +61,7 @@ class YtSingleTableStoreTest extends TableStoreContract {
   @Test
   void shouldDeclareAtomicCommitButNoFencing() {
     try (YtTableStore store = store()) {
-      assertEquals(new StoreCapabilities(true, false), store.capabilities());
+      assertEquals(new StoreCapabilities(true, false, true), store.capabilities());
     }
   }
 

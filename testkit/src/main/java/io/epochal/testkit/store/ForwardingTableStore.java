@@ -79,11 +79,6 @@ public class ForwardingTableStore implements TableStore {
   }
 
   @Override
-  public boolean reachableFromEveryHost() {
-    return delegate().reachableFromEveryHost();
-  }
-
-  @Override
   public String describe() {
     return delegate.describe();
   }

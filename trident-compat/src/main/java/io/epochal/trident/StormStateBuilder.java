@@ -1,0 +1,122 @@
+package io.epochal.trident;
+
+import io.epochal.codec.Codec;
+import io.epochal.store.table.TableStore;
+import io.epochal.trident.EpochalTrident.SerializableSupplier;
+import java.util.Objects;
+import org.apache.storm.trident.state.StateSpec;
+
+/**
+ * Options of a table-backed Epochal state on Storm; the terminal methods build serializable Trident state
+ * factories. Each option may be set once ({@link IllegalStateException} otherwise); building never changes the
+ * builder. Not thread-safe.
+ *
+ * <p>The states run the per-partition epoch protocol: each state partition commits its rows of a batch, a marker
+ * row (the txid) and an undo record (the rows its keys held before the batch) in one store transaction fenced by a
+ * lease per partition, and a replay of a committed batch first undoes it. So an opaque spout into either map is
+ * exactly-once, including a replay re-cut without some keys (which Trident's per-key protocol miscounts), and a
+ * frozen task whose partition Storm moved cannot commit. The table has the layout of Epochal's table-backed states
+ * ({@code (hash, key, value, txid)} or {@code (hash, key, value, prev_value, txid)}), keys mapped by
+ * {@link EpochalTrident#keyCodec()}, values encoded by the value codec (JSON by default); the markers live in table
+ * {@code <table>__epochal_partitions}. A store only its own process reaches is refused in a multi-worker topology
+ * unless {@link #allowWorkerLocalStore()}.
+ *
+ * @since 0.1.0
+ */
+public final class StormStateBuilder {
+  private final String storeName;
+  private final SerializableSupplier<? extends TableStore> store;
+  private final String table;
+  private SerializableSupplier<? extends Codec<Object>> values;
+  private Integer cacheSize;
+  private boolean workerLocal;
+
+  StormStateBuilder(String storeName, SerializableSupplier<? extends TableStore> store, String table) {
+    this.storeName = Objects.requireNonNull(storeName, "storeName");
+    this.store = Objects.requireNonNull(store, "store");
+    this.table = Objects.requireNonNull(table, "table");
+    if (table.isBlank() || storeName.isBlank()) {
+      throw new IllegalArgumentException("store name and table must not be blank");
+    }
+  }
+
+  /**
+   * The value codec, made in the worker (default {@link EpochalTrident#jsonValueCodec()}; for non-JSON values
+   * {@link EpochalTrident#kryoValues()}).
+   */
+  public StormStateBuilder valueCodec(SerializableSupplier<? extends Codec<Object>> codec) {
+    if (values != null) {
+      throw new IllegalStateException("valueCodec was already set");
+    }
+    this.values = Objects.requireNonNull(codec, "codec");
+    return this;
+  }
+
+  /**
+   * Keeps up to {@code cells} cells per partition in an LRU cache under the txid rule (Trident's
+   * {@code localCacheSize}; default none).
+   *
+   * @throws IllegalArgumentException if {@code cells < 1}
+   */
+  public StormStateBuilder localCacheSize(int cells) {
+    if (cacheSize != null) {
+      throw new IllegalStateException("localCacheSize was already set to " + cacheSize);
+    }
+    if (cells < 1) {
+      throw new IllegalArgumentException("localCacheSize must be >= 1, was " + cells);
+    }
+    this.cacheSize = cells;
+    return this;
+  }
+
+  /**
+   * Accepts a store that only its own process can reach (RocksDB, in-memory) in a topology of several workers. By
+   * default such a state is refused when Storm prepares it in a multi-worker topology, since a partition Storm moves
+   * to another worker would start from that worker's empty copy. Opt in only when every worker reaches the same
+   * store (e.g. one supervisor host whose workers share a directory through the supplier).
+   */
+  public StormStateBuilder allowWorkerLocalStore() {
+    if (workerLocal) {
+      throw new IllegalStateException("allowWorkerLocalStore was already set");
+    }
+    this.workerLocal = true;
+    return this;
+  }
+
+  /** @return a factory of Epochal {@code OpaqueMap}s (exactly-once with transactional and opaque Trident spouts) */
+  public org.apache.storm.trident.state.StateFactory opaque() {
+    return build(StormStateFactory.Kind.OPAQUE);
+  }
+
+  /** @return a factory of Epochal {@code TransactionalMap}s (exactly-once with transactional Trident spouts) */
+  public org.apache.storm.trident.state.StateFactory transactional() {
+    return build(StormStateFactory.Kind.TRANSACTIONAL);
+  }
+
+  /** @return {@link #opaque()} as a {@code StateSpec} */
+  public StateSpec opaqueSpec() {
+    return new StateSpec(opaque());
+  }
+
+  /** @return {@link #transactional()} as a {@code StateSpec} */
+  public StateSpec transactionalSpec() {
+    return new StateSpec(transactional());
+  }
+
+  private org.apache.storm.trident.state.StateFactory build(StormStateFactory.Kind kind) {
+    SerializableSupplier<? extends Codec<Object>> codec = values != null ? values : JsonValues.INSTANCE;
+    return new StormStateFactory(kind, new StormStateFactory.TableSource(storeName, store, table, codec,
+        workerLocal),
+        cacheSize == null ? 0 : cacheSize, table);
+  }
+
+  /** The default value codec supplier (a named class, so that it serializes without capturing anything). */
+  private enum JsonValues implements SerializableSupplier<Codec<Object>> {
+    INSTANCE;
+
+    @Override
+    public Codec<Object> get() {
+      return TridentJsonCodec.value();
+    }
+  }
+}
