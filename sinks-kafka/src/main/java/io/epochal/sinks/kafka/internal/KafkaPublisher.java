@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * failure aborts the transaction and retries on the same producer; a producer that can no longer abort is replaced,
  * and the new one reads the marker again before deciding whether the batch still needs publishing (so a commit that
  * landed although the call failed is never repeated). A fenced producer is never replaced: the failure is
- * {@link KafkaSinkFencedException}.
+ * {@link KafkaSinkFencedException}, and this publisher never creates a producer for that partition again (it would
+ * fence the newer owner back). A producer replaced after another failure does fence any newer owner; it reads the
+ * marker first, so even then nothing is published twice.
  *
  * <p>Called from one thread at a time (the outbox sink's contract); {@link #close} may run on another.
  */
@@ -89,6 +91,8 @@ public final class KafkaPublisher implements Publisher<Message>, AutoCloseable {
   private final Map<Integer, Producer<byte[], byte[]>> producers = new HashMap<>();
   /** Per partition, the last txid its producer's marker shows; valid while that producer is not fenced. */
   private final Map<Integer, Long> known = new HashMap<>();
+  /** The partitions whose producer was fenced: this publisher never creates a producer for them again. */
+  private final Map<Integer, KafkaSinkFencedException> fenced = new HashMap<>();
   private Admin admin;
   private volatile String pipeline = "?";
   private volatile String sink = "?";
@@ -308,11 +312,13 @@ public final class KafkaPublisher implements Publisher<Message>, AutoCloseable {
   }
 
   private KafkaSinkFencedException fenced(Throwable e, int partition, long txid) {
-    return new KafkaSinkFencedException("Pipeline '" + pipeline + "': the producer of sink '" + sink
+    KafkaSinkFencedException f = new KafkaSinkFencedException("Pipeline '" + pipeline + "': the producer of sink '" + sink
         + "' for engine partition " + partition + " (transactional id '" + transactionalId(partition) + "') was fenced"
         + " while publishing txid " + txid + ": another process started this pipeline's sink with the same"
         + " transactional id. Its transaction is aborted and this process must stop; the newer one publishes what is"
         + " committed.", e, pipeline, sink, partition, txid, transactionalId(partition));
+    fenced.putIfAbsent(partition, f);
+    return f;
   }
 
   /** The partition's producer, created, initialized and with its marker read if it was not yet. */
@@ -320,6 +326,14 @@ public final class KafkaPublisher implements Publisher<Message>, AutoCloseable {
     Producer<byte[], byte[]> p = producers.get(partition);
     if (p != null) {
       return p;
+    }
+    KafkaSinkFencedException wasFenced = fenced.get(partition);
+    if (wasFenced != null) {
+      // a new producer would fence the newer owner back: this publisher stays out for good
+      throw new KafkaSinkFencedException("Pipeline '" + pipeline + "': the producer of sink '" + sink
+          + "' for engine partition " + partition + " (transactional id '" + transactionalId(partition) + "') was"
+          + " fenced before; this sink does not publish txid " + txid + " nor any other. Build a new pipeline.",
+          wasFenced, pipeline, sink, partition, txid, transactionalId(partition));
     }
     if (closed) {
       throw new KafkaException("the sink is closed");
