@@ -27,8 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link Process#destroyForcibly()}) at random moments: before its pipeline is built, right after, and while it
  * commits and publishes, so deaths land inside Kafka transactions, between a checkpoint commit and its publication,
  * and right after a publication. After every kill a read_committed consumer must read no duplicate and nothing that
- * is not an expected output, and every output of the batches below the committed txid (that batch itself may be
- * waiting in the outbox). At the end a last run drains the input, and the consumer must read every expected output
+ * is not an expected output. At the end a last run drains the input, and the consumer must read every expected output
  * exactly once.
  *
  * <p>Kills: {@code epochal.kafka.sink.kills} (default 20, from the pom); {@code -Depochal.kafka.sink.kills=100} for
@@ -36,7 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KafkaSinkCrashIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
-  private static final long SENTENCES = 60_000;
   private static final int BATCH = 100;
   private static TestBroker broker;
 
@@ -56,14 +54,16 @@ class KafkaSinkCrashIT {
   @Test
   void aReadCommittedConsumerSeesEveryOutputExactlyOnceAcrossRandomSigkills() throws Exception {
     int kills = Integer.getInteger("epochal.kafka.sink.kills", 20);
+    // the kills move the pipeline on by about 5 batches each; the input must outlast them
+    long sentences = (long) BATCH * Math.max(300, 15 * kills);
     long seed = Long.getLong("epochal.seed", System.nanoTime());
     Random random = new Random(seed);
     String topic = TestBroker.newTopic("sink-crash");
     broker.createTopic(topic, 4);
-    Map<Long, List<String>> expected = SinkWorld.expected(seed, SENTENCES, BATCH);
+    Map<Long, List<String>> expected = SinkWorld.expected(seed, sentences, BATCH);
     Set<String> valid = new HashSet<>(SinkWorld.all(expected));
     List<String> args = List.of(dir.toString(), broker.bootstrap(), topic, Long.toString(seed),
-        Long.toString(SENTENCES), Integer.toString(BATCH));
+        Long.toString(sentences), Integer.toString(BATCH));
     long started = System.nanoTime();
     int killed = 0;
     int beforeReady = 0;
@@ -91,13 +91,13 @@ class KafkaSinkCrashIT {
           }
         }
         Thread.sleep(delay);
-        assertTrue(child.isAlive(), () -> "worker exited before it was killed; raise SENTENCES (seed " + seed + "): "
+        assertTrue(child.isAlive(), () -> "worker exited before it was killed; raise sentences (seed " + seed + "): "
             + child.stderr());
         child.kill();
         killed++;
         beforeReady += phase.equals("start") ? 1 : 0;
       }
-      long txid = check(topic, expected, valid, seed);
+      long txid = check(topic, valid, seed);
       assertTrue(txid >= lastTxid, "committed txid went back from " + lastTxid + " to " + txid);
       lastTxid = txid;
       schedule.append(killed % 10 == 1 ? "\n   " : " ").append(phase).append('+').append(delay).append("ms:")
@@ -108,11 +108,11 @@ class KafkaSinkCrashIT {
           () -> "the last run did not finish (seed " + seed + "): " + last.stderr());
       assertEquals(0, last.waitFor(TIMEOUT), last::stderr);
     }
-    long txid = check(topic, expected, valid, seed);
+    long txid = check(topic, valid, seed);
     assertEquals(expected.size(), txid, "every batch committed");
     List<String> all = SinkWorld.all(expected);
     List<String> read = SinkWorld.published(broker, topic);
-    assertEquals(all, read, () -> "after the drain (seed " + seed + "): " + SinkWorld.diff(all, read));
+    SinkWorld.assertExactlyOnce(all, read, "after the drain (seed " + seed + ")");
     System.out.printf("KafkaSinkCrashIT: %d SIGKILLs (%d before the pipeline was built), %d batches committed, %d"
         + " outputs read exactly once by a read_committed consumer, %d s, seed %d; kills as phase+delay:committed"
         + " txid after it:%s%n", killed, beforeReady, txid, read.size(),
@@ -120,17 +120,18 @@ class KafkaSinkCrashIT {
   }
 
   /**
-   * What the consumer reads now: no duplicate, nothing unexpected, every output of the batches below the committed
-   * one. @return the committed txid
+   * What a read_committed consumer reads now: no duplicate and nothing that is not an expected output. (It cannot
+   * check for missing outputs here: the killed worker's open transactions hide what follows them on their Kafka
+   * partitions until the next worker's producers abort them; the drain's check covers losses.) @return the
+   * committed txid
    */
-  private long check(String topic, Map<Long, List<String>> expected, Set<String> valid, long seed)
-      throws InterruptedException {
+  private long check(String topic, Set<String> valid, long seed) {
     long committed;
     try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
       committed = TableCheckpointStore.builder(store).owner("crash-test-checker").build()
           .load(KafkaSinkWorker.PIPELINE).committedTxid();
     }
-    List<String> read = SinkWorld.published(broker, topic);
+    List<String> read = SinkWorld.visible(broker, topic);
     Map<String, Integer> seen = new HashMap<>();
     List<String> bad = new ArrayList<>();
     for (String r : read) {
@@ -139,10 +140,6 @@ class KafkaSinkCrashIT {
       }
     }
     assertEquals(List.of(), bad, () -> "duplicated or unexpected outputs after committed txid " + committed
-        + " (seed " + seed + ")");
-    Set<String> have = seen.keySet();
-    List<String> missing = SinkWorld.upTo(expected, committed - 1).stream().filter(e -> !have.contains(e)).toList();
-    assertEquals(List.of(), missing, () -> "outputs of batches below committed txid " + committed + " are missing"
         + " (seed " + seed + ")");
     return committed;
   }

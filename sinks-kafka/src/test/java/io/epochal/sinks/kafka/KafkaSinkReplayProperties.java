@@ -68,8 +68,7 @@ class KafkaSinkReplayProperties {
       store.close();
     }
     List<String> read = SinkWorld.published(broker, topic);
-    assertEquals(EXPECTED, read, () -> "faults " + faults + " fired " + injector.fired() + ", " + par + ": "
-        + SinkWorld.diff(EXPECTED, read));
+    SinkWorld.assertExactlyOnce(EXPECTED, read, "faults " + faults + " fired " + injector.fired() + ", " + par);
     assertEquals(List.of(), injector.fencingViolations());
   }
 

@@ -62,7 +62,7 @@ class KafkaSinkTest {
     }
     List<String> expected = SinkWorld.all(SinkWorld.expected(7, 3000, 100));
     List<String> read = SinkWorld.published(broker, topic);
-    assertEquals(expected, read, () -> SinkWorld.diff(expected, read));
+    SinkWorld.assertExactlyOnce(expected, read, "read_committed consumer");
   }
 
   @Test
@@ -108,8 +108,7 @@ class KafkaSinkTest {
       assertEquals(8, crashes, "every incarnation but the last died");
       List<String> expected = SinkWorld.all(SinkWorld.expected(7, 2000, 200));
       List<String> read = SinkWorld.published(broker, topic);
-      assertEquals(expected, read, () -> (afterCommit ? "after commit: " : "before commit: ")
-          + SinkWorld.diff(expected, read));
+      SinkWorld.assertExactlyOnce(expected, read, afterCommit ? "after commit" : "before commit");
     }
   }
 

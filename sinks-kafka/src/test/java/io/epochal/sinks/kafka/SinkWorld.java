@@ -103,6 +103,14 @@ final class SinkWorld {
   /** What a read_committed consumer reads from {@code topic}, as {@code key=value}, sorted. */
   static List<String> published(TestBroker broker, String topic) throws InterruptedException {
     broker.awaitTransactionsSettled(topic);
+    return visible(broker, topic);
+  }
+
+  /**
+   * What a read_committed consumer reads from {@code topic} now (up to each partition's last stable offset: a
+   * killed producer's open transaction hides what follows it until the next producer of its id aborts it), sorted.
+   */
+  static List<String> visible(TestBroker broker, String topic) {
     List<String> out = new ArrayList<>();
     for (List<ConsumerRecord<String, String>> rs : broker.readAll(topic).values()) {
       for (ConsumerRecord<String, String> r : rs) {
@@ -110,6 +118,13 @@ final class SinkWorld {
       }
     }
     return sorted(out);
+  }
+
+  /** Fails, with the differences only, unless {@code actual} holds exactly the records of {@code expected}. */
+  static void assertExactlyOnce(List<String> expected, List<String> actual, String context) {
+    if (!expected.equals(actual)) {
+      throw new AssertionError(context + ": " + diff(expected, actual));
+    }
   }
 
   /** The records of {@code actual} that {@code expected} does not hold, and those it holds more often, for messages. */
