@@ -11,7 +11,9 @@ final class KafkaSummary {
 
   static void append(StringBuilder md, String broker, String topic, E2ESettings s, Map<Variant, E2E.Summary> summaries,
       List<E2E.Run> runs) {
-    List<E2E.Summary> kafka = summaries.values().stream().filter(x -> x.variant().onKafka()).toList();
+    appendSink(md, s, summaries);
+    List<E2E.Summary> kafka = summaries.values().stream()
+        .filter(x -> x.variant().onKafka() && !x.variant().isKafkaSink()).toList();
     if (kafka.isEmpty()) {
       return;
     }
@@ -24,7 +26,7 @@ final class KafkaSummary {
         broker, topic, s.kafkaPartitions, Math.min(10_000, Math.max(1, s.batch / s.kafkaPartitions)),
         Math.max(1, s.batch / s.kafkaPartitions)));
     E2E.Summary plain = summaries.get(Variant.KAFKA_PLAIN);
-    boolean brokerCpu = runs.stream().filter(r -> r.variant().onKafka())
+    boolean brokerCpu = runs.stream().filter(r -> r.variant().onKafka() && !r.variant().isKafkaSink())
         .allMatch(r -> r.props().getProperty("brokerCpuNanos") != null);
     md.append("\n| variant | words/s | × plain loop | client CPU s | ")
         .append(brokerCpu ? "broker CPU s | client + broker CPU s per M words | " : "").append("counts |\n")
@@ -47,7 +49,29 @@ final class KafkaSummary {
       md.append("\nBroker CPU: the harness JVM's CPU over each child's life (the broker runs there; the harness only "
           + "samples the child).\n");
     }
-    md.append("\nEpochal's exactly-once Kafka sink against a plain idempotent producer: not measured yet (the sink "
-        + "is not built).\n");
+  }
+
+  /** The sink variants: Epochal's exactly-once Kafka sink against a plain idempotent producer of the same records. */
+  private static void appendSink(StringBuilder md, E2ESettings s, Map<Variant, E2E.Summary> summaries) {
+    E2E.Summary plain = summaries.get(Variant.KAFKA_SINK_PLAIN);
+    E2E.Summary epochal = summaries.get(Variant.EPOCHAL_KAFKA_SINK);
+    if (plain == null && epochal == null) {
+      return;
+    }
+    md.append(String.format(Locale.ROOT, "%nKafka sink: the word count of the corpus file in batches of %,d lines, "
+        + "each batch's new counts (key word, value count) written to a fresh topic of %d partitions and read back "
+        + "`read_committed` (last value per word checked against the recount; a value that does not increase fails "
+        + "the run). `kafka-sink-plain`: a HashMap loop and one idempotent producer (`acks=all`). "
+        + "`epochal-kafka-sink`: `epochal-rocksdb-tx` with `newValuesStream().to(KafkaSinks.exactlyOnce(..))` (outbox "
+        + "in the checkpoint, one Kafka transaction per engine partition and batch).%n%n", s.batch, s.kafkaPartitions));
+    md.append("| variant | words/s | × plain producer | CPU s | counts |\n| --- | ---: | ---: | ---: | --- |\n");
+    for (E2E.Summary x : new E2E.Summary[] {plain, epochal}) {
+      if (x == null) {
+        continue;
+      }
+      md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %.2f | %s |%n", x.variant().id(), x.wordsPerSecond(),
+          plain == null ? "-" : String.format(Locale.ROOT, "%.3f×", x.wordsPerSecond() / plain.wordsPerSecond()),
+          x.cpuSeconds(), x.verified() ? "verified" : "WRONG"));
+    }
   }
 }

@@ -30,6 +30,12 @@ public enum Variant {
   /** The spout's share: the Kafka transactional spout into the in-memory state of {@code epochal-mem-tx}. */
   EPOCHAL_KAFKA_MEM_TX("epochal-kafka-mem-tx", "Epochal Kafka transactional spout, in-memory TransactionalMap",
       Peer.PLAIN, "io.epochal.benchmarks.KafkaRuns", "memory"),
+  /** The sink's peer: word count, each batch's new counts sent by one plain idempotent producer. */
+  KAFKA_SINK_PLAIN("kafka-sink-plain", "plain HashMap loop + idempotent KafkaProducer of each batch's new counts",
+      Peer.PLAIN, "io.epochal.benchmarks.KafkaSinkRuns", "plain"),
+  /** {@code epochal-rocksdb-tx} with its new counts published by the exactly-once Kafka sink. */
+  EPOCHAL_KAFKA_SINK("epochal-kafka-sink", "Epochal RocksDB TransactionalMap, new counts to the EO Kafka sink",
+      Peer.PLAIN, "io.epochal.benchmarks.KafkaSinkRuns", "exactlyOnce"),
   STORM_TX("storm-tx", "Storm Trident 2.8.3, TransactionalMap", Peer.STORM,
       "io.epochal.benchmarks.storm.TridentRun", "transactional"),
   STORM_OPAQUE("storm-opaque", "Storm Trident 2.8.3, opaque MemoryMapState", Peer.STORM,
@@ -76,10 +82,15 @@ public enum Variant {
     return this == PG_BARE || this == EPOCHAL_PG_TX || this == EPOCHAL_PG_OPAQUE;
   }
 
-  /** @return whether the variant reads the harness' Kafka topic */
+  /** @return whether the variant writes the word count's new counts to a Kafka topic of its own */
+  public boolean isKafkaSink() {
+    return this == KAFKA_SINK_PLAIN || this == EPOCHAL_KAFKA_SINK;
+  }
+
+  /** @return whether the variant uses the harness' Kafka broker (reads its topic, or writes a topic of its own) */
   public boolean onKafka() {
     return this == KAFKA_PLAIN || this == EPOCHAL_KAFKA_TX || this == EPOCHAL_KAFKA_OPAQUE
-        || this == EPOCHAL_KAFKA_MEM_TX;
+        || this == EPOCHAL_KAFKA_MEM_TX || this == KAFKA_SINK_PLAIN || this == EPOCHAL_KAFKA_SINK;
   }
 
   public static Variant of(String id) {

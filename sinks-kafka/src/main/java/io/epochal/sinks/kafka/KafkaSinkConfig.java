@@ -1,0 +1,146 @@
+package io.epochal.sinks.kafka;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The configuration of an exactly-once Kafka sink ({@link KafkaSinks#exactlyOnce}): the cluster, the topic, how a
+ * record becomes a Kafka record ({@link KafkaOutput}), the transactional id prefix, and timeouts.
+ *
+ * <p>The {@linkplain #transactionalIdPrefix() transactional id prefix} is required and must be stable for the
+ * pipeline and sink and unique to them: engine partition {@code p} publishes with {@code transactional.id =
+ * prefix-p}, so a restarted process fences the producers of its predecessor, and the txid marker of each partition is
+ * kept in the consumer group of that name. Changing it loses the record of what was published.
+ *
+ * <p>Immutable and thread-safe; build with {@link #builder(KafkaOutput)} or {@link #strings(Function, Function)}.
+ *
+ * @param <T> the record type
+ * @param bootstrapServers the cluster's bootstrap servers
+ * @param topic the topic published to
+ * @param output the mapping of a record to a Kafka record
+ * @param transactionalIdPrefix the prefix of the producers' transactional ids and marker groups
+ * @param apiTimeout the bound of one blocking client call (producer {@code max.block.ms}, delivery timeout, admin
+ *     calls)
+ * @param publishTimeout the bound of one publication (or read-back), retries included: past it a transient failure
+ *     is a {@link KafkaSinkUnavailableException}
+ * @param transactionTimeout the producers' {@code transaction.timeout.ms}: how long the broker keeps a dead
+ *     process's open transaction before aborting it (a restart aborts it at once)
+ * @param clientProperties extra properties of the producers and the admin client (security, for example)
+ * @since 0.4.0
+ */
+public record KafkaSinkConfig<T>(String bootstrapServers, String topic, KafkaOutput<T> output,
+    String transactionalIdPrefix, Duration apiTimeout, Duration publishTimeout, Duration transactionTimeout,
+    Map<String, Object> clientProperties) {
+
+  /** @throws IllegalArgumentException if a value is missing, blank or not positive */
+  public KafkaSinkConfig {
+    requireText(bootstrapServers, "bootstrapServers");
+    requireText(topic, "topic");
+    Objects.requireNonNull(output, "output");
+    requireText(transactionalIdPrefix, "transactionalIdPrefix");
+    requirePositive(apiTimeout, "apiTimeout");
+    requirePositive(publishTimeout, "publishTimeout");
+    requirePositive(transactionTimeout, "transactionTimeout");
+    clientProperties = Map.copyOf(clientProperties);
+    for (String k : clientProperties.keySet()) {
+      if (k.equals("transactional.id") || k.equals("enable.idempotence") || k.equals("bootstrap.servers")) {
+        throw new IllegalArgumentException("client property '" + k + "' is set by the sink; use the config's own"
+            + " setting");
+      }
+    }
+  }
+
+  /** A builder of a sink publishing what {@code output} makes of each record. */
+  public static <T> Builder<T> builder(KafkaOutput<T> output) {
+    return new Builder<>(output);
+  }
+
+  /** A builder of a sink publishing records as UTF-8 string keys and values. */
+  public static <T> Builder<T> strings(Function<? super T, String> key, Function<? super T, String> value) {
+    return new Builder<>(KafkaOutput.strings(key, value));
+  }
+
+  private static void requireText(String s, String what) {
+    if (s == null || s.isBlank()) {
+      throw new IllegalArgumentException(what + " is required");
+    }
+  }
+
+  private static void requirePositive(Duration d, String what) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, was " + d);
+    }
+  }
+
+  /**
+   * Builds a {@link KafkaSinkConfig}; bootstrap servers, topic and transactional id prefix are required. Not
+   * thread-safe.
+   *
+   * @param <T> the record type
+   */
+  public static final class Builder<T> {
+    private final KafkaOutput<T> output;
+    private String bootstrapServers;
+    private String topic;
+    private String prefix;
+    private Duration apiTimeout = Duration.ofSeconds(30);
+    private Duration publishTimeout = Duration.ofMinutes(2);
+    private Duration transactionTimeout = Duration.ofMinutes(1);
+    private final Map<String, Object> clientProperties = new HashMap<>();
+
+    private Builder(KafkaOutput<T> output) {
+      this.output = Objects.requireNonNull(output, "output");
+    }
+
+    /** The cluster's bootstrap servers ({@code host:port,...}). */
+    public Builder<T> bootstrapServers(String servers) {
+      this.bootstrapServers = servers;
+      return this;
+    }
+
+    /** The topic published to (it must exist). */
+    public Builder<T> topic(String name) {
+      this.topic = name;
+      return this;
+    }
+
+    /** The transactional id prefix, stable per pipeline and sink; see {@link KafkaSinkConfig}. */
+    public Builder<T> transactionalIdPrefix(String value) {
+      this.prefix = value;
+      return this;
+    }
+
+    /** The bound of one blocking client call; default 30 s. */
+    public Builder<T> apiTimeout(Duration value) {
+      this.apiTimeout = value;
+      return this;
+    }
+
+    /** The bound of one publication with its retries; default 2 min. */
+    public Builder<T> publishTimeout(Duration value) {
+      this.publishTimeout = value;
+      return this;
+    }
+
+    /** The producers' transaction timeout; default 1 min. */
+    public Builder<T> transactionTimeout(Duration value) {
+      this.transactionTimeout = value;
+      return this;
+    }
+
+    /** An extra property of the producers and the admin client. */
+    public Builder<T> clientProperty(String key, Object value) {
+      clientProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if a required value is missing */
+    public KafkaSinkConfig<T> build() {
+      return new KafkaSinkConfig<>(bootstrapServers, topic, output, prefix, apiTimeout, publishTimeout,
+          transactionTimeout, clientProperties);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package io.epochal.sinks.kafka;
+
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
+
+/**
+ * The exactly-once Kafka sink could not read back or publish the outputs of a batch. Names the pipeline, the sink,
+ * the engine partition, the txid (0 if none applies) and the transactional id of the partition's producer; the
+ * pipeline, the txid and the transactional id (as key) are also in {@link #context()}.
+ *
+ * <p>Subtypes say what happened: {@link KafkaSinkFencedException} (another producer with the same transactional id
+ * took over: not retryable), {@link KafkaSinkUnavailableException} (the cluster did not answer within the sink's
+ * publish timeout: retryable), {@link KafkaSinkMarkerAheadException} (Kafka shows a txid published that the
+ * pipeline's checkpoint has not committed: not retryable). This class itself is used for other failures, retryable
+ * or not as constructed (a record the broker refuses, an authorization failure, an interrupted thread).
+ *
+ * <p>Immutable; safe to pass between threads.
+ *
+ * @since 0.4.0
+ */
+public sealed class KafkaSinkException extends EpochalException
+    permits KafkaSinkFencedException, KafkaSinkUnavailableException, KafkaSinkMarkerAheadException {
+  private static final long serialVersionUID = 1L;
+
+  private final String pipeline;
+  private final String sink;
+  private final int partition;
+  private final long txid;
+  private final String transactionalId;
+
+  /**
+   * @param message what happened and what to do
+   * @param cause the client's failure, or {@code null}
+   * @param retryable whether a new attempt (a new pipeline over the same stores) can succeed
+   * @param pipeline the pipeline's name
+   * @param sink the sink's name in the pipeline
+   * @param partition the engine partition
+   * @param txid the batch's txid, or 0 if none applies
+   * @param transactionalId the transactional id of the partition's producer
+   */
+  public KafkaSinkException(String message, Throwable cause, boolean retryable, String pipeline, String sink,
+      int partition, long txid, String transactionalId) {
+    super(message, cause, retryable, context(pipeline, transactionalId, txid));
+    this.pipeline = pipeline;
+    this.sink = sink;
+    this.partition = partition;
+    this.txid = txid;
+    this.transactionalId = transactionalId;
+  }
+
+  private static ErrorContext context(String pipeline, String transactionalId, long txid) {
+    ErrorContext c = ErrorContext.of(null, transactionalId).withPipeline(pipeline);
+    return txid > 0 ? c.withTxid(txid) : c;
+  }
+
+  /** @return the pipeline's name */
+  public String pipeline() {
+    return pipeline;
+  }
+
+  /** @return the sink's name in the pipeline */
+  public String sink() {
+    return sink;
+  }
+
+  /** @return the engine partition */
+  public int partition() {
+    return partition;
+  }
+
+  /** @return the batch's txid, 0 if none applies */
+  public long txid() {
+    return txid;
+  }
+
+  /** @return the transactional id of the partition's producer ({@code prefix-partition}) */
+  public String transactionalId() {
+    return transactionalId;
+  }
+}

@@ -1,0 +1,43 @@
+package io.epochal.sinks.kafka;
+
+/**
+ * The txid marker Kafka holds for a partition (the last txid published under its transactional id) is above the
+ * txid the pipeline's checkpoint committed: something else published under this transactional id (two pipelines or
+ * sinks sharing a {@linkplain KafkaSinkConfig#transactionalIdPrefix() prefix}), or the checkpoint store was reset or
+ * restored from an older copy. Publishing on would either skip or repeat outputs, so the sink refuses to start. Not
+ * retryable: give the sink its own prefix, or restore the matching checkpoint.
+ *
+ * @since 0.4.0
+ */
+public final class KafkaSinkMarkerAheadException extends KafkaSinkException {
+  private static final long serialVersionUID = 1L;
+
+  private final long marker;
+  private final long committedTxid;
+
+  /**
+   * @param message what was found
+   * @param pipeline the pipeline
+   * @param sink the sink
+   * @param partition the engine partition
+   * @param marker the txid Kafka shows published
+   * @param committedTxid the txid the checkpoint committed
+   * @param transactionalId the producer's transactional id
+   */
+  public KafkaSinkMarkerAheadException(String message, String pipeline, String sink, int partition, long marker,
+      long committedTxid, String transactionalId) {
+    super(message, null, false, pipeline, sink, partition, marker, transactionalId);
+    this.marker = marker;
+    this.committedTxid = committedTxid;
+  }
+
+  /** @return the txid Kafka shows published for the partition */
+  public long marker() {
+    return marker;
+  }
+
+  /** @return the txid the pipeline's checkpoint committed */
+  public long committedTxid() {
+    return committedTxid;
+  }
+}

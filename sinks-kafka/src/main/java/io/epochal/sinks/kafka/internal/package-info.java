@@ -1,0 +1,2 @@
+/** Internals of the Kafka sink: the transactional publisher and the outbox codec. Not an API. */
+package io.epochal.sinks.kafka.internal;
