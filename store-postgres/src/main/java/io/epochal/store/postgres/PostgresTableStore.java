@@ -139,10 +139,13 @@ public final class PostgresTableStore implements TableStore {
     this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
     this.transactionTimeoutMillis = (b.transactionTimeout == null ? Duration.ofMinutes(1) : b.transactionTimeout)
         .toMillis();
-    this.beginSql = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
-        + transactionTimeoutMillis + "; SELECT 1";
-    this.beginLeaseSql = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
-        + transactionTimeoutMillis + "; SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ?";
+    // Inside a store transaction every join is of the bound keys with a table's primary key: probing the index per
+    // key costs what the batch holds; a hash or merge join reads the whole table (the planner picks one while its
+    // statistics say the table is small, and each commit would then scan all of it).
+    String begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
+        + transactionTimeoutMillis + "; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
+    this.beginSql = begin + "SELECT 1";
+    this.beginLeaseSql = begin + "SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ?";
     if (b.jdbcUrl != null) {
       Properties parsed = org.postgresql.Driver.parseURL(b.jdbcUrl, null);
       if (parsed == null) {
