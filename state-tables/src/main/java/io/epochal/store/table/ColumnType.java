@@ -58,11 +58,11 @@ public enum ColumnType {
    * Checks that {@code value} has this type's Java representation and returns it normalized (widened, copied).
    *
    * @param value a non-null value
-   * @param what a description of the column for the error message
+   * @param what a description of the column for the error message (built only on failure)
    * @return the normalized value
    * @throws IllegalArgumentException if the value has another type or a string has no UTF-8 form
    */
-  Object normalize(Object value, String what) {
+  Object normalize(Object value, java.util.function.Supplier<String> what) {
     Objects.requireNonNull(value, what);
     switch (this) {
       case INT64:
@@ -90,7 +90,7 @@ public enum ColumnType {
       case STRING:
         if (value instanceof String s) {
           if (hasUnpairedSurrogate(s)) {
-            throw new IllegalArgumentException(what + " holds a string with an unpaired surrogate, which has no UTF-8 "
+            throw new IllegalArgumentException(what.get() + " holds a string with an unpaired surrogate, which has no UTF-8 "
                 + "form");
           }
           return s;
@@ -104,7 +104,7 @@ public enum ColumnType {
       default:
         break;
     }
-    throw new IllegalArgumentException(what + " expects " + javaTypeName() + ", got " + value.getClass().getName());
+    throw new IllegalArgumentException(what.get() + " expects " + javaTypeName() + ", got " + value.getClass().getName());
   }
 
   /** Compares two normalized values of this type in YTsaurus key order. */

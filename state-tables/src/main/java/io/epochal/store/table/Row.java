@@ -162,10 +162,12 @@ public final class Row {
   }
 
   private static Object check(TableSchema schema, Column c, Object value) {
-    String what = "table " + schema.path() + " value column '" + c.name() + "' (" + c.type().displayName() + ")";
+    // the description is built only for a message (this runs for every value)
+    java.util.function.Supplier<String> what = () -> "table " + schema.path() + " value column '" + c.name() + "' ("
+        + c.type().displayName() + ")";
     if (value == null) {
       if (c.required()) {
-        throw new NullPointerException(what + " is required and must not be null");
+        throw new NullPointerException(what.get() + " is required and must not be null");
       }
       return null;
     }

@@ -53,9 +53,11 @@ public final class TableKey implements Comparable<TableKey> {
     Object[] normalized = new Object[userKeyParts.length];
     for (int i = 0; i < normalized.length; i++) {
       Column c = columns.get(i);
-      String what = "table " + schema.path() + " key column '" + c.name() + "' (" + c.type().displayName() + ")";
+      // the description is built only for a message (this runs for every key part)
+      java.util.function.Supplier<String> what = () -> "table " + schema.path() + " key column '" + c.name() + "' ("
+          + c.type().displayName() + ")";
       if (userKeyParts[i] == null) {
-        throw new NullPointerException(what + " must not be null");
+        throw new NullPointerException(what.get() + " must not be null");
       }
       normalized[i] = c.type().normalize(userKeyParts[i], what);
     }

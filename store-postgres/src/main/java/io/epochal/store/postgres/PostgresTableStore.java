@@ -32,7 +32,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -137,10 +139,13 @@ public final class PostgresTableStore implements TableStore {
     this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
     this.transactionTimeoutMillis = (b.transactionTimeout == null ? Duration.ofMinutes(1) : b.transactionTimeout)
         .toMillis();
-    this.beginSql = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
-        + transactionTimeoutMillis + "; SELECT 1";
-    this.beginLeaseSql = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
-        + transactionTimeoutMillis + "; SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ?";
+    // Inside a store transaction every join is of the bound keys with a table's primary key: probing the index per
+    // key costs what the batch holds; a hash or merge join reads the whole table (the planner picks one while its
+    // statistics say the table is small, and each commit would then scan all of it).
+    String begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
+        + transactionTimeoutMillis + "; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
+    this.beginSql = begin + "SELECT 1";
+    this.beginLeaseSql = begin + "SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ?";
     if (b.jdbcUrl != null) {
       Properties parsed = org.postgresql.Driver.parseURL(b.jdbcUrl, null);
       if (parsed == null) {
@@ -699,11 +704,20 @@ public final class PostgresTableStore implements TableStore {
 
   /** Looks up {@code keys} (checked) on {@code c}, in the current transaction if one is open. */
   private List<Optional<Row>> lookupOn(Connection c, Handle h, List<TableKey> keys) throws SQLException {
-    LinkedHashMap<TableKey, Integer> index = new LinkedHashMap<>();
-    for (TableKey k : keys) {
-      index.putIfAbsent(k, index.size());
+    // each distinct key is asked once; slot[i] is the position of keys[i] among the distinct keys
+    HashMap<TableKey, Integer> index = new HashMap<>(Math.max(16, keys.size() * 4 / 3 + 1));
+    List<TableKey> distinct = new ArrayList<>(keys.size());
+    int[] slot = new int[keys.size()];
+    for (int i = 0; i < slot.length; i++) {
+      TableKey k = keys.get(i);
+      Integer at = index.putIfAbsent(k, distinct.size());
+      if (at == null) {
+        slot[i] = distinct.size();
+        distinct.add(k);
+      } else {
+        slot[i] = at;
+      }
     }
-    List<TableKey> distinct = new ArrayList<>(index.keySet());
     Row[] found = new Row[distinct.size()];
     for (int from = 0; from < distinct.size(); from += CHUNK) {
       List<TableKey> chunk = distinct.subList(from, Math.min(distinct.size(), from + CHUNK));
@@ -717,11 +731,16 @@ public final class PostgresTableStore implements TableStore {
         }
       }
     }
-    List<Optional<Row>> out = new ArrayList<>(keys.size());
-    for (TableKey k : keys) {
-      out.add(Optional.ofNullable(found[index.get(k)]));
+    Optional<Row>[] out = newOptionals(keys.size());
+    for (int i = 0; i < slot.length; i++) {
+      out[i] = Optional.ofNullable(found[slot[i]]);
     }
-    return Collections.unmodifiableList(out);
+    return Collections.unmodifiableList(Arrays.asList(out));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Optional<Row>[] newOptionals(int size) {
+    return (Optional<Row>[]) new Optional<?>[size];
   }
 
   private static void bind(PreparedStatement ps, Array[] arrays) throws SQLException {
@@ -815,7 +834,18 @@ public final class PostgresTableStore implements TableStore {
       if (!k.schema().equals(h.pg.schema())) {
         throw new IllegalArgumentException("key " + k + " does not match the schema of table " + h.path());
       }
-      checkStorable(h, k.parts(), h.pg.schema().userKeyColumns(), true, k);
+      checkStorableKey(h, k);
+    }
+  }
+
+  /** {@link #checkStorable} of a key's parts, without copying them. */
+  private static void checkStorableKey(Handle h, TableKey key) {
+    List<Column> columns = h.pg.schema().userKeyColumns();
+    for (int i = 0; i < columns.size(); i++) {
+      Object p = key.get(i);
+      if (p instanceof String s && s.indexOf('\0') >= 0 || p instanceof Double) {
+        checkStorable(h, List.of(p), List.of(columns.get(i)), true, key);
+      }
     }
   }
 
@@ -863,8 +893,8 @@ public final class PostgresTableStore implements TableStore {
     }
   }
 
-  /** A staged write: the row to upsert (null for a delete) and its {@code $crc}. */
-  private record Staged(Row row, int crc) {
+  /** A staged write: the values of the row to upsert (null for a delete) and its {@code $crc}. */
+  private record Staged(List<Object> values, int crc) {
   }
 
   /**
@@ -940,9 +970,10 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(row, "row");
       Handle h = handleOf(table);
       checkKey(h.pg.schema(), row.key());
-      checkStorable(h, row.key().parts(), h.pg.schema().userKeyColumns(), true, row.key());
-      checkStorable(h, row.values(), h.pg.schema().valueColumns(), false, row);
-      stage(h.path(), h, row.key(), new Staged(row, h.pg.crcOf(row)));
+      checkStorableKey(h, row.key());
+      List<Object> values = row.values();
+      checkStorable(h, values, h.pg.schema().valueColumns(), false, row);
+      stage(h.path(), h, row.key(), new Staged(values, h.pg.crcOf(row.key().hash(), values)));
     }
 
     @Override
@@ -950,7 +981,7 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(key, "key");
       Handle h = handleOf(table);
       checkKey(h.pg.schema(), key);
-      checkStorable(h, key.parts(), h.pg.schema().userKeyColumns(), true, key);
+      checkStorableKey(h, key);
       stage(h.path(), h, key, new Staged(null, 0));
     }
 
@@ -1044,27 +1075,29 @@ public final class PostgresTableStore implements TableStore {
      * deleted keys had no row). Write-write conflicts fail a statement with a serialization failure.
      */
     private void write(Handle h, LinkedHashMap<TableKey, Staged> rows) {
-      List<Row> upserts = new ArrayList<>();
-      List<Integer> crcs = new ArrayList<>();
+      List<TableKey> upsertKeys = new ArrayList<>(rows.size());
+      List<List<Object>> upsertValues = new ArrayList<>(rows.size());
+      int[] crcs = new int[rows.size()];
       List<TableKey> deletes = new ArrayList<>();
       for (Map.Entry<TableKey, Staged> w : rows.entrySet()) {
-        if (w.getValue().row() != null) {
-          upserts.add(w.getValue().row());
-          crcs.add(w.getValue().crc());
+        Staged staged = w.getValue();
+        if (staged.values() != null) {
+          crcs[upsertKeys.size()] = staged.crc();
+          upsertKeys.add(w.getKey());
+          upsertValues.add(staged.values());
         } else {
           deletes.add(w.getKey());
         }
       }
-      for (int from = 0; from < upserts.size(); from += CHUNK) {
-        int to = Math.min(upserts.size(), from + CHUNK);
-        List<Row> chunk = upserts.subList(from, to);
-        int[] chunkCrcs = crcs.subList(from, to).stream().mapToInt(Integer::intValue).toArray();
+      for (int from = 0; from < upsertKeys.size(); from += CHUNK) {
+        int to = Math.min(upsertKeys.size(), from + CHUNK);
+        List<TableKey> chunk = upsertKeys.subList(from, to);
         long[] counts;
         try (PreparedStatement ps = conn.prepareStatement(h.pg.upsertSql())) {
-          bind(ps, h.pg.rowArrays(conn, chunk, chunkCrcs));
+          bind(ps, h.pg.rowArrays(conn, chunk, upsertValues.subList(from, to), Arrays.copyOfRange(crcs, from, to)));
           counts = twoCounts(ps);
         } catch (SQLException e) {
-          throw failure(h, chunk.stream().map(Row::key).toList(), e);
+          throw failure(h, chunk, e);
         }
         if (counts[0] + counts[1] != chunk.size()) {
           throw new StoreException("PostgreSQL commit to table " + h.path() + " at " + endpoint + ": of "

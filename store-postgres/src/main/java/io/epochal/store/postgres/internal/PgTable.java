@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -33,6 +34,7 @@ public final class PgTable {
   /** The name of the check column, which no user column can have ({@code $} is not allowed in column names). */
   public static final String CRC_COLUMN = "$crc";
   private static final String UINT64_MAX = "18446744073709551615";
+  private static final String TWO_TO_64 = "18446744073709551616";
   /** Percent of each heap page filled by inserts; the rest is kept for updated row versions. */
   static final int FILLFACTOR = 80;
 
@@ -64,18 +66,14 @@ public final class PgTable {
     for (Column c : schema.columns()) {
       Names.check(c.name(), "column name of table " + schema.path());
     }
-    StringBuilder arrays = new StringBuilder();
-    StringBuilder aliases = new StringBuilder();
     StringBuilder join = new StringBuilder();
     for (int i = 0; i < keys.size(); i++) {
       Column c = keys.get(i);
-      arrays.append(i == 0 ? "" : ", ").append('?').append(arrayCast(c.type()));
-      aliases.append(i == 0 ? "" : ", ").append("\"$").append(i).append('"');
       join.append(i == 0 ? "" : " AND ").append("t.").append(Names.quote(c.name())).append(" = u.\"$").append(i)
           .append('"').append(c.type() == ColumnType.STRING ? " COLLATE \"C\"" : "");
     }
-    this.keyUnnest = "unnest(" + arrays + ") AS u(" + aliases + ")";
-    this.keyUnnestOrdinal = "unnest(" + arrays + ") WITH ORDINALITY AS u(" + aliases + ", \"$ord\")";
+    this.keyUnnest = "(" + input(keys, false, false) + ") AS u";
+    this.keyUnnestOrdinal = "(" + input(keys, false, true) + ") AS u";
     this.keyJoin = join.toString();
 
     StringBuilder valueList = new StringBuilder();
@@ -86,15 +84,11 @@ public final class PgTable {
         + " JOIN " + qualified + " t ON " + keyJoin;
 
     StringBuilder allColumns = new StringBuilder();
-    StringBuilder allArrays = new StringBuilder();
-    StringBuilder allAliases = new StringBuilder();
     StringBuilder allFromU = new StringBuilder();
     List<Column> all = schema.columns();
     for (int i = 0; i < all.size(); i++) {
       Column c = all.get(i);
       allColumns.append(i == 0 ? "" : ", ").append(Names.quote(c.name()));
-      allArrays.append(i == 0 ? "" : ", ").append('?').append(arrayCast(c.type()));
-      allAliases.append(i == 0 ? "" : ", ").append("\"$").append(i).append('"');
       allFromU.append(i == 0 ? "" : ", ").append("u.\"$").append(i).append('"');
     }
     int crcAt = all.size();
@@ -111,8 +105,7 @@ public final class PgTable {
     // One statement per chunk: update the rows visible to the snapshot (a row updated or deleted by a transaction
     // that committed after the snapshot fails with a serialization failure), insert the others (a row inserted by
     // such a transaction conflicts with the insert: also a serialization failure), and count both.
-    this.upsertSql = "WITH u AS (SELECT * FROM unnest(" + allArrays + ", ?::int4[]) WITH ORDINALITY AS u("
-        + allAliases + ", \"$" + crcAt + "\", \"$ord\")), upd AS (UPDATE " + qualified + " t SET " + set + " FROM u WHERE "
+    this.upsertSql = "WITH u AS (" + input(all, true, true) + "), upd AS (UPDATE " + qualified + " t SET " + set + " FROM u WHERE "
         + keyJoin + " RETURNING u.\"$ord\"), ins AS (INSERT INTO " + qualified + " (" + allColumns + ", " + crc
         + ") SELECT " + allFromU + ", u.\"$" + crcAt + "\" FROM u WHERE u.\"$ord\" NOT IN (SELECT \"$ord\" FROM upd) "
         + "ON CONFLICT DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM ins)";
@@ -131,13 +124,45 @@ public final class PgTable {
     // Deletes the rows visible to the snapshot (concurrently updated or deleted: serialization failure); for the
     // keys that had none, inserts a placeholder row (ON CONFLICT DO NOTHING), so that a row inserted by a transaction
     // that committed after the snapshot fails too; the placeholders are deleted right after (deleteSql).
-    this.deleteProbeSql = "WITH u AS (SELECT * FROM " + keyUnnestOrdinal + "), del AS (DELETE FROM " + qualified
+    this.deleteProbeSql = "WITH u AS (" + input(keys, false, true) + "), del AS (DELETE FROM " + qualified
         + " t USING u WHERE " + keyJoin + " RETURNING u.\"$ord\"), ins AS (INSERT INTO " + qualified + " ("
         + probeColumns + ", " + crc + ") SELECT " + probeValues + ", 0 FROM u WHERE u.\"$ord\" NOT IN (SELECT "
         + "\"$ord\" FROM del) ON CONFLICT DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM del), (SELECT count(*) "
         + "FROM ins)";
     this.deleteSql = "DELETE FROM " + qualified + " t USING " + keyUnnest + " WHERE " + keyJoin;
     this.scanSql = "SELECT " + allColumns + ", " + crc + " FROM " + qualified + " ORDER BY " + keyColumns;
+  }
+
+  /**
+   * The rows of the bound arrays, one array per column of {@code columns} (then the CRCs if {@code withCrc}), as
+   * columns {@code "$0", "$1", ...} (then {@code "$ord"}, the 1-based position, if {@code ordinal}). A uint64 column
+   * arrives as {@code int8[]} holding the value's 64 bits (binary, no decimal text to build or parse) and is turned
+   * into its exact unsigned {@code numeric} here.
+   */
+  private static String input(List<Column> columns, boolean withCrc, boolean ordinal) {
+    StringBuilder select = new StringBuilder("SELECT ");
+    StringBuilder arrays = new StringBuilder();
+    StringBuilder aliases = new StringBuilder();
+    int n = columns.size() + (withCrc ? 1 : 0);
+    for (int i = 0; i < n; i++) {
+      ColumnType type = i < columns.size() ? columns.get(i).type() : ColumnType.INT64;
+      String alias = "\"$" + i + "\"";
+      String in = "x." + alias;
+      select.append(i == 0 ? "" : ", ").append(type == ColumnType.UINT64 ? unsigned(in) : in).append(" AS ")
+          .append(alias);
+      arrays.append(i == 0 ? "" : ", ").append('?').append(i < columns.size() ? arrayCast(type) : "::int4[]");
+      aliases.append(i == 0 ? "" : ", ").append(alias);
+    }
+    if (ordinal) {
+      select.append(", x.\"$ord\"");
+      aliases.append(", \"$ord\"");
+    }
+    return select + " FROM unnest(" + arrays + ")" + (ordinal ? " WITH ORDINALITY" : "") + " AS x(" + aliases + ")";
+  }
+
+  /** @return the exact unsigned value, as {@code numeric}, of the 64 bits of the {@code int8} expression {@code e} */
+  private static String unsigned(String e) {
+    return "(" + e + "::numeric + CASE WHEN " + e + " < 0 THEN " + TWO_TO_64 + " ELSE 0 END)";
   }
 
   /** @return the logical schema */
@@ -237,11 +262,16 @@ public final class PgTable {
   /** @return one JDBC array per key column (hash first) holding {@code keyList}'s parts, in order */
   public Array[] keyArrays(Connection conn, List<TableKey> keyList) throws SQLException {
     Array[] out = new Array[keys.size()];
-    for (int c = 0; c < keys.size(); c++) {
-      Object[] elements = newArray(keys.get(c).type(), keyList.size());
-      for (int i = 0; i < elements.length; i++) {
-        TableKey k = keyList.get(i);
-        elements[i] = jdbc(keys.get(c).type(), c == 0 ? (Object) k.hash() : k.get(c - 1));
+    int n = keyList.size();
+    Long[] hashes = new Long[n];
+    for (int i = 0; i < n; i++) {
+      hashes[i] = keyList.get(i).hash();
+    }
+    out[0] = conn.createArrayOf("int8", hashes);
+    for (int c = 1; c < keys.size(); c++) {
+      Object[] elements = newArray(keys.get(c).type(), n);
+      for (int i = 0; i < n; i++) {
+        elements[i] = keyList.get(i).get(c - 1);
       }
       out[c] = conn.createArrayOf(arrayElement(keys.get(c).type()), elements);
     }
@@ -249,68 +279,77 @@ public final class PgTable {
   }
 
   /**
-   * @param rows the rows to write
+   * @param rowKeys the keys of the rows to write
+   * @param rowValues the values of each row, in value column order (as {@link Row#values()})
    * @param crcs the {@code $crc} of each row
    * @return one JDBC array per column (keys, values) then the CRCs, for {@link #upsertSql}
    */
-  public Array[] rowArrays(Connection conn, List<Row> rows, int[] crcs) throws SQLException {
+  public Array[] rowArrays(Connection conn, List<TableKey> rowKeys, List<List<Object>> rowValues, int[] crcs)
+      throws SQLException {
     List<Column> all = schema.columns();
     Array[] out = new Array[all.size() + 1];
-    List<TableKey> keyList = new ArrayList<>(rows.size());
-    for (Row r : rows) {
-      keyList.add(r.key());
-    }
-    Array[] keyArrays = keyArrays(conn, keyList);
+    Array[] keyArrays = keyArrays(conn, rowKeys);
     System.arraycopy(keyArrays, 0, out, 0, keyArrays.length);
+    int n = rowKeys.size();
     for (int v = 0; v < values.size(); v++) {
       Column c = values.get(v);
-      Object[] elements = newArray(c.type(), rows.size());
-      for (int i = 0; i < elements.length; i++) {
-        Object value = rows.get(i).get(c.name());
-        elements[i] = value == null ? null : jdbc(c.type(), value);
+      Object[] elements = newArray(c.type(), n);
+      for (int i = 0; i < n; i++) {
+        elements[i] = rowValues.get(i).get(v);
       }
       out[keys.size() + v] = conn.createArrayOf(arrayElement(c.type()), elements);
     }
-    Integer[] crcArray = new Integer[crcs.length];
-    for (int i = 0; i < crcs.length; i++) {
+    Integer[] crcArray = new Integer[n];
+    for (int i = 0; i < n; i++) {
       crcArray[i] = crcs[i];
     }
     out[all.size()] = conn.createArrayOf("int4", crcArray);
     return out;
   }
 
-  /** @return the {@code $crc} of {@code row}: CRC-32C of its {@link RowCheck} encoding */
-  public int crcOf(Row row) {
-    return RowCheck.crc(RowCheck.encode(row.key().hash(), values, row.values()));
+  /**
+   * @param hash the row's key hash
+   * @param rowValues the row's values, in value column order (as {@link Row#values()})
+   * @return the {@code $crc} of the row: CRC-32C of its {@link RowCheck} encoding
+   */
+  public int crcOf(long hash, List<Object> rowValues) {
+    return RowCheck.crc(RowCheck.encode(hash, values, rowValues));
   }
 
   /**
    * Reads the values and the CRC of {@code key}'s row from the current result row, passes the check encoding
-   * through {@code hook}, checks it against the stored CRC and decodes it.
+   * through {@code hook}, checks it against the stored CRC and decodes it. With {@link ReadHook#NONE} (which returns
+   * the bytes it is given) the decoding is skipped: the bytes are the encoding of the values just read, so checking
+   * their CRC and the required columns is the same check.
    *
    * @param first the index of the first value column in the result set
    * @throws StateCorruptedException naming the table and the key if anything does not check
    */
   public Row readRow(TableKey key, ResultSet rs, int first, ReadHook hook) throws SQLException {
-    List<Object> read = new ArrayList<>(values.size());
+    Object[] read = new Object[values.size()];
     int crc;
     try {
-      for (int v = 0; v < values.size(); v++) {
-        read.add(readValue(values.get(v), rs, first + v));
+      for (int v = 0; v < read.length; v++) {
+        read[v] = readValue(values.get(v), rs, first + v);
       }
-      crc = rs.getInt(first + values.size());
+      crc = rs.getInt(first + read.length);
       if (rs.wasNull()) {
         throw new IllegalArgumentException("column \"" + CRC_COLUMN + "\" is null");
       }
     } catch (IllegalArgumentException e) {
-      throw corrupted(key.describeParts(), e);
+      throw corrupted(key, e);
     }
-    byte[] stored = RowCheck.encode(key.hash(), values, read);
-    byte[] checked = hook.storedBytes(schema.path(), stored);
+    List<Object> readList = Arrays.asList(read);
+    byte[] stored = RowCheck.encode(key.hash(), values, readList);
     try {
+      if (hook == ReadHook.NONE) {
+        RowCheck.check(values, stored, crc, readList);
+        return Row.of(key, read);
+      }
+      byte[] checked = hook.storedBytes(schema.path(), stored);
       return Row.of(key, RowCheck.decode(key.hash(), values, checked, crc));
     } catch (IllegalArgumentException | NullPointerException e) {
-      throw corrupted(key.describeParts(), e);
+      throw corrupted(key, e);
     }
   }
 
@@ -345,6 +384,10 @@ public final class PgTable {
   /** @return the index of the first value column in a {@link #scanSql()} result */
   public int scanFirstValueColumn() {
     return keys.size() + 1;
+  }
+
+  private StateCorruptedException corrupted(TableKey key, Exception cause) {
+    return corrupted((Object) key.describeParts(), cause);
   }
 
   private StateCorruptedException corrupted(Object key, Exception cause) {
@@ -389,17 +432,14 @@ public final class PgTable {
   /** @return an array of the element class pgjdbc maps to the column's array type */
   private static Object[] newArray(ColumnType type, int size) {
     return switch (type) {
-      case INT64 -> new Long[size];
-      case UINT64, STRING -> new String[size];
+      case INT64, UINT64 -> new Long[size];
+      case STRING -> new String[size];
       case DOUBLE -> new Double[size];
       case BOOLEAN -> new Boolean[size];
       case BYTES -> new byte[size][];
     };
   }
 
-  private static Object jdbc(ColumnType type, Object value) {
-    return type == ColumnType.UINT64 ? Long.toUnsignedString((Long) value) : value;
-  }
 
   private static String ddlType(ColumnType type) {
     return switch (type) {
@@ -426,8 +466,8 @@ public final class PgTable {
 
   private static String arrayElement(ColumnType type) {
     return switch (type) {
-      case INT64 -> "int8";
-      case UINT64, STRING -> "text";
+      case INT64, UINT64 -> "int8";
+      case STRING -> "text";
       case DOUBLE -> "float8";
       case BOOLEAN -> "bool";
       case BYTES -> "bytea";
@@ -436,8 +476,7 @@ public final class PgTable {
 
   private static String arrayCast(ColumnType type) {
     return switch (type) {
-      case INT64 -> "::int8[]";
-      case UINT64 -> "::text[]::numeric[]";
+      case INT64, UINT64 -> "::int8[]";
       case DOUBLE -> "::float8[]";
       case BOOLEAN -> "::bool[]";
       case STRING -> "::text[]";

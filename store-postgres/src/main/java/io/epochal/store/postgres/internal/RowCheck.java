@@ -80,6 +80,30 @@ public final class RowCheck {
   }
 
   /**
+   * Checks the encoding of {@code values} (made by {@link #encode} from them) against the stored CRC, and that every
+   * required column has a value: the checks of {@link #decode} that can fail on such bytes, without decoding them.
+   *
+   * @throws IllegalArgumentException if the CRC differs or a required column is null (the same messages as
+   *     {@link #decode})
+   */
+  public static void check(List<Column> valueColumns, byte[] encoded, int storedCrc, List<Object> values) {
+    int actual = crc(encoded);
+    if (actual != storedCrc) {
+      throw crcMismatch(actual, storedCrc);
+    }
+    for (int i = 0; i < values.size(); i++) {
+      if (values.get(i) == null && valueColumns.get(i).required()) {
+        throw new IllegalArgumentException("required column '" + valueColumns.get(i).name() + "' is null");
+      }
+    }
+  }
+
+  private static IllegalArgumentException crcMismatch(int actual, int storedCrc) {
+    return new IllegalArgumentException("the row's CRC-32C is " + hex(actual) + " but " + hex(storedCrc)
+        + " is stored: the row was damaged or written by something other than Epochal");
+  }
+
+  /**
    * Checks {@code bytes} against the stored CRC and decodes the values.
    *
    * @return the value of each value column, in order
@@ -89,8 +113,7 @@ public final class RowCheck {
   public static Object[] decode(long hash, List<Column> valueColumns, byte[] bytes, int storedCrc) {
     int actual = crc(bytes);
     if (actual != storedCrc) {
-      throw new IllegalArgumentException("the row's CRC-32C is " + hex(actual) + " but " + hex(storedCrc)
-          + " is stored: the row was damaged or written by something other than Epochal");
+      throw crcMismatch(actual, storedCrc);
     }
     ByteBuffer b = ByteBuffer.wrap(bytes);
     try {

@@ -65,6 +65,29 @@ class RowCheckProperties {
         "values of another key");
   }
 
+  @Property
+  void shouldCheckValuesJustReadAsDecodeWould(@ForAll("rows") Row row, @ForAll int otherCrc) {
+    List<Object> values = row.values();
+    byte[] bytes = RowCheck.encode(row.key().hash(), VALUES, values);
+    int crc = RowCheck.crc(bytes);
+    RowCheck.check(VALUES, bytes, crc, values);
+    if (otherCrc != crc) {
+      IllegalArgumentException fast = assertThrows(IllegalArgumentException.class,
+          () -> RowCheck.check(VALUES, bytes, otherCrc, values));
+      IllegalArgumentException full = assertThrows(IllegalArgumentException.class,
+          () -> RowCheck.decode(row.key().hash(), VALUES, bytes, otherCrc));
+      assertEquals(full.getMessage(), fast.getMessage());
+    }
+    List<Object> requiredNull = new ArrayList<>(values);
+    requiredNull.set(requiredNull.size() - 1, null);
+    byte[] nullBytes = RowCheck.encode(row.key().hash(), VALUES, requiredNull);
+    IllegalArgumentException fast = assertThrows(IllegalArgumentException.class,
+        () -> RowCheck.check(VALUES, nullBytes, RowCheck.crc(nullBytes), requiredNull));
+    IllegalArgumentException full = assertThrows(IllegalArgumentException.class,
+        () -> RowCheck.decode(row.key().hash(), VALUES, nullBytes, RowCheck.crc(nullBytes)));
+    assertEquals(full.getMessage(), fast.getMessage());
+  }
+
   @Example
   void shouldDecodeStrictlyEvenWhenTheCrcMatches() {
     Row row = Row.of(SCHEMA.key("k"), 1L, 2L, 3.0, true, "s", new byte[] {1}, 4L);
