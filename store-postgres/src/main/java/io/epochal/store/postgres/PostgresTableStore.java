@@ -11,8 +11,8 @@ import io.epochal.store.postgres.internal.Names;
 import io.epochal.store.postgres.internal.PgTable;
 import io.epochal.store.postgres.internal.SchemaText;
 import io.epochal.store.postgres.internal.SqlErrors;
+import io.epochal.store.postgres.internal.Storable;
 import io.epochal.store.table.Column;
-import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
@@ -356,7 +356,7 @@ public final class PostgresTableStore implements TableStore {
   public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
     Objects.requireNonNull(keys, "keys");
     Handle h = handleOf(table);
-    checkKeys(h, keys);
+    Storable.checkKeys(h.pg, keys);
     life.readLock().lock();
     try {
       checkOpen();
@@ -828,50 +828,6 @@ public final class PostgresTableStore implements TableStore {
     return h;
   }
 
-  private static void checkKeys(Handle h, List<TableKey> keys) {
-    for (TableKey k : keys) {
-      Objects.requireNonNull(k, "key");
-      if (!k.schema().equals(h.pg.schema())) {
-        throw new IllegalArgumentException("key " + k + " does not match the schema of table " + h.path());
-      }
-      checkStorableKey(h, k);
-    }
-  }
-
-  /** {@link #checkStorable} of a key's parts, without copying them. */
-  private static void checkStorableKey(Handle h, TableKey key) {
-    List<Column> columns = h.pg.schema().userKeyColumns();
-    for (int i = 0; i < columns.size(); i++) {
-      Object p = key.get(i);
-      if (p instanceof String s && s.indexOf('\0') >= 0 || p instanceof Double) {
-        checkStorable(h, List.of(p), List.of(columns.get(i)), true, key);
-      }
-    }
-  }
-
-  /**
-   * Rejects what PostgreSQL cannot keep exactly: a string holding U+0000, and (in key columns) a NaN other than
-   * Java's canonical one, whose bits the {@code hash} depends on.
-   */
-  private static void checkStorable(Handle h, List<Object> parts, List<Column> columns, boolean key, Object what) {
-    for (int i = 0; i < parts.size(); i++) {
-      Object p = parts.get(i);
-      Column c = columns.get(i);
-      if (p instanceof String s && s.indexOf('\0') >= 0) {
-        throw new IllegalArgumentException((key ? "key " : "row ") + what + " of table " + h.path() + ": column '"
-            + c.name() + "' holds "
-            + "U+0000, which PostgreSQL text cannot store");
-      }
-      if (key && c.type() == ColumnType.DOUBLE && p instanceof Double d && d.isNaN()
-          && Double.doubleToRawLongBits(d) != Double.doubleToRawLongBits(Double.NaN)) {
-        throw new IllegalArgumentException("key " + what + " of table " + h.path() + ": key column '" + c.name()
-            + "' holds a "
-            + "NaN with payload bits " + Long.toHexString(Double.doubleToRawLongBits(d)) + ", which PostgreSQL "
-            + "does not keep (use Double.NaN)");
-      }
-    }
-  }
-
   /** An open table: its SQL. */
   private static final class Handle implements Table {
     final PostgresTableStore owner;
@@ -917,7 +873,7 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(keys, "keys");
       Handle h = handleOf(table);
       checkNotOver();
-      checkKeys(h, keys);
+      Storable.checkKeys(h.pg, keys);
       life.readLock().lock();
       try {
         checkOpen();
@@ -970,9 +926,9 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(row, "row");
       Handle h = handleOf(table);
       checkKey(h.pg.schema(), row.key());
-      checkStorableKey(h, row.key());
+      Storable.checkKey(h.pg, row.key());
       List<Object> values = row.values();
-      checkStorable(h, values, h.pg.schema().valueColumns(), false, row);
+      Storable.check(h.pg, values, h.pg.schema().valueColumns(), false, row);
       stage(h.path(), h, row.key(), new Staged(values, h.pg.crcOf(row.key().hash(), values)));
     }
 
@@ -981,7 +937,7 @@ public final class PostgresTableStore implements TableStore {
       Objects.requireNonNull(key, "key");
       Handle h = handleOf(table);
       checkKey(h.pg.schema(), key);
-      checkStorableKey(h, key);
+      Storable.checkKey(h.pg, key);
       stage(h.path(), h, key, new Staged(null, 0));
     }
 

@@ -118,7 +118,7 @@ public final class PgTable {
     for (Column c : values) {
       if (c.required()) {
         probeColumns.append(", ").append(Names.quote(c.name()));
-        probeValues.append(", ").append(zero(c.type()));
+        probeValues.append(", ").append(PgTypes.zero(c.type()));
       }
     }
     // Deletes the rows visible to the snapshot (concurrently updated or deleted: serialization failure); for the
@@ -150,7 +150,7 @@ public final class PgTable {
       String in = "x." + alias;
       select.append(i == 0 ? "" : ", ").append(type == ColumnType.UINT64 ? unsigned(in) : in).append(" AS ")
           .append(alias);
-      arrays.append(i == 0 ? "" : ", ").append('?').append(i < columns.size() ? arrayCast(type) : "::int4[]");
+      arrays.append(i == 0 ? "" : ", ").append('?').append(i < columns.size() ? PgTypes.arrayCast(type) : "::int4[]");
       aliases.append(i == 0 ? "" : ", ").append(alias);
     }
     if (ordinal) {
@@ -185,7 +185,7 @@ public final class PgTable {
     StringBuilder sb = new StringBuilder("CREATE TABLE ").append(qualified).append(" (");
     for (Column c : schema.columns()) {
       String name = Names.quote(c.name());
-      sb.append(name).append(' ').append(ddlType(c.type()));
+      sb.append(name).append(' ').append(PgTypes.ddlType(c.type()));
       if (c.required()) {
         sb.append(" NOT NULL");
       }
@@ -207,7 +207,7 @@ public final class PgTable {
   public List<String> expectedColumns() {
     List<String> out = new ArrayList<>();
     for (Column c : schema.columns()) {
-      out.add(describeColumn(c.name(), formatType(c.type()), c.required(), c.type() == ColumnType.STRING ? "C" : ""));
+      out.add(describeColumn(c.name(), PgTypes.formatType(c.type()), c.required(), c.type() == ColumnType.STRING ? "C" : ""));
     }
     out.add(describeColumn(CRC_COLUMN, "integer", true, ""));
     return out;
@@ -269,11 +269,11 @@ public final class PgTable {
     }
     out[0] = conn.createArrayOf("int8", hashes);
     for (int c = 1; c < keys.size(); c++) {
-      Object[] elements = newArray(keys.get(c).type(), n);
+      Object[] elements = PgTypes.newArray(keys.get(c).type(), n);
       for (int i = 0; i < n; i++) {
         elements[i] = keyList.get(i).get(c - 1);
       }
-      out[c] = conn.createArrayOf(arrayElement(keys.get(c).type()), elements);
+      out[c] = conn.createArrayOf(PgTypes.arrayElement(keys.get(c).type()), elements);
     }
     return out;
   }
@@ -293,11 +293,11 @@ public final class PgTable {
     int n = rowKeys.size();
     for (int v = 0; v < values.size(); v++) {
       Column c = values.get(v);
-      Object[] elements = newArray(c.type(), n);
+      Object[] elements = PgTypes.newArray(c.type(), n);
       for (int i = 0; i < n; i++) {
         elements[i] = rowValues.get(i).get(v);
       }
-      out[keys.size() + v] = conn.createArrayOf(arrayElement(c.type()), elements);
+      out[keys.size() + v] = conn.createArrayOf(PgTypes.arrayElement(c.type()), elements);
     }
     Integer[] crcArray = new Integer[n];
     for (int i = 0; i < n; i++) {
@@ -330,7 +330,7 @@ public final class PgTable {
     int crc;
     try {
       for (int v = 0; v < read.length; v++) {
-        read[v] = readValue(values.get(v), rs, first + v);
+        read[v] = PgTypes.readValue(values.get(v), rs, first + v);
       }
       crc = rs.getInt(first + read.length);
       if (rs.wasNull()) {
@@ -364,7 +364,7 @@ public final class PgTable {
     String storedHash = rs.getString(1);
     try {
       for (int c = 1; c < keys.size(); c++) {
-        Object part = readValue(keys.get(c), rs, c + 1);
+        Object part = PgTypes.readValue(keys.get(c), rs, c + 1);
         if (part == null) {
           throw new IllegalArgumentException("key column '" + keys.get(c).name() + "' is null");
         }
@@ -393,106 +393,6 @@ public final class PgTable {
   private StateCorruptedException corrupted(Object key, Exception cause) {
     return new StateCorruptedException(schema.path(), key, OptionalLong.empty(),
         new IllegalArgumentException("PostgreSQL table " + qualified + ": " + cause.getMessage(), cause));
-  }
-
-  private static Object readValue(Column c, ResultSet rs, int index) throws SQLException {
-    switch (c.type()) {
-      case INT64: {
-        long v = rs.getLong(index);
-        return rs.wasNull() ? null : v;
-      }
-      case UINT64: {
-        String s = rs.getString(index);
-        if (s == null) {
-          return null;
-        }
-        try {
-          return Long.parseUnsignedLong(s);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("uint64 column '" + c.name() + "' holds " + s, e);
-        }
-      }
-      case DOUBLE: {
-        double v = rs.getDouble(index);
-        return rs.wasNull() ? null : v;
-      }
-      case BOOLEAN: {
-        boolean v = rs.getBoolean(index);
-        return rs.wasNull() ? null : v;
-      }
-      case STRING:
-        return rs.getString(index);
-      case BYTES:
-        return rs.getBytes(index);
-      default:
-        throw new AssertionError(c);
-    }
-  }
-
-  /** @return an array of the element class pgjdbc maps to the column's array type */
-  private static Object[] newArray(ColumnType type, int size) {
-    return switch (type) {
-      case INT64, UINT64 -> new Long[size];
-      case STRING -> new String[size];
-      case DOUBLE -> new Double[size];
-      case BOOLEAN -> new Boolean[size];
-      case BYTES -> new byte[size][];
-    };
-  }
-
-
-  private static String ddlType(ColumnType type) {
-    return switch (type) {
-      case INT64 -> "bigint";
-      case UINT64 -> "numeric(20,0)";
-      case DOUBLE -> "double precision";
-      case BOOLEAN -> "boolean";
-      case STRING -> "text COLLATE \"C\"";
-      case BYTES -> "bytea";
-    };
-  }
-
-  /** @return {@code format_type()} of the column type */
-  private static String formatType(ColumnType type) {
-    return switch (type) {
-      case INT64 -> "bigint";
-      case UINT64 -> "numeric(20,0)";
-      case DOUBLE -> "double precision";
-      case BOOLEAN -> "boolean";
-      case STRING -> "text";
-      case BYTES -> "bytea";
-    };
-  }
-
-  private static String arrayElement(ColumnType type) {
-    return switch (type) {
-      case INT64, UINT64 -> "int8";
-      case STRING -> "text";
-      case DOUBLE -> "float8";
-      case BOOLEAN -> "bool";
-      case BYTES -> "bytea";
-    };
-  }
-
-  private static String arrayCast(ColumnType type) {
-    return switch (type) {
-      case INT64, UINT64 -> "::int8[]";
-      case DOUBLE -> "::float8[]";
-      case BOOLEAN -> "::bool[]";
-      case STRING -> "::text[]";
-      case BYTES -> "::bytea[]";
-    };
-  }
-
-  private static String zero(ColumnType type) {
-    return switch (type) {
-      case INT64 -> "0::bigint";
-      case UINT64 -> "0::numeric";
-      case DOUBLE -> "0::float8";
-      case BOOLEAN -> "false";
-      case STRING -> "''";
-      case BYTES -> "''::bytea";
-    };
   }
 
   @Override

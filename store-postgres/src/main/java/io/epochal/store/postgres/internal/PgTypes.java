@@ -1,0 +1,111 @@
+package io.epochal.store.postgres.internal;
+
+import io.epochal.store.table.Column;
+import io.epochal.store.table.ColumnType;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/** How each Epochal column type is kept in PostgreSQL: DDL, arrays for batched binds, casts, reads. Stateless. */
+final class PgTypes {
+  private PgTypes() {
+  }
+
+  static Object readValue(Column c, ResultSet rs, int index) throws SQLException {
+    switch (c.type()) {
+      case INT64: {
+        long v = rs.getLong(index);
+        return rs.wasNull() ? null : v;
+      }
+      case UINT64: {
+        String s = rs.getString(index);
+        if (s == null) {
+          return null;
+        }
+        try {
+          return Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("uint64 column '" + c.name() + "' holds " + s, e);
+        }
+      }
+      case DOUBLE: {
+        double v = rs.getDouble(index);
+        return rs.wasNull() ? null : v;
+      }
+      case BOOLEAN: {
+        boolean v = rs.getBoolean(index);
+        return rs.wasNull() ? null : v;
+      }
+      case STRING:
+        return rs.getString(index);
+      case BYTES:
+        return rs.getBytes(index);
+      default:
+        throw new AssertionError(c);
+    }
+  }
+
+  /** @return an array of the element class pgjdbc maps to the column's array type */
+  static Object[] newArray(ColumnType type, int size) {
+    return switch (type) {
+      case INT64, UINT64 -> new Long[size];
+      case STRING -> new String[size];
+      case DOUBLE -> new Double[size];
+      case BOOLEAN -> new Boolean[size];
+      case BYTES -> new byte[size][];
+    };
+  }
+
+  static String ddlType(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "bigint";
+      case UINT64 -> "numeric(20,0)";
+      case DOUBLE -> "double precision";
+      case BOOLEAN -> "boolean";
+      case STRING -> "text COLLATE \"C\"";
+      case BYTES -> "bytea";
+    };
+  }
+
+  /** @return {@code format_type()} of the column type */
+  static String formatType(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "bigint";
+      case UINT64 -> "numeric(20,0)";
+      case DOUBLE -> "double precision";
+      case BOOLEAN -> "boolean";
+      case STRING -> "text";
+      case BYTES -> "bytea";
+    };
+  }
+
+  static String arrayElement(ColumnType type) {
+    return switch (type) {
+      case INT64, UINT64 -> "int8";
+      case STRING -> "text";
+      case DOUBLE -> "float8";
+      case BOOLEAN -> "bool";
+      case BYTES -> "bytea";
+    };
+  }
+
+  static String arrayCast(ColumnType type) {
+    return switch (type) {
+      case INT64, UINT64 -> "::int8[]";
+      case DOUBLE -> "::float8[]";
+      case BOOLEAN -> "::bool[]";
+      case STRING -> "::text[]";
+      case BYTES -> "::bytea[]";
+    };
+  }
+
+  static String zero(ColumnType type) {
+    return switch (type) {
+      case INT64 -> "0::bigint";
+      case UINT64 -> "0::numeric";
+      case DOUBLE -> "0::float8";
+      case BOOLEAN -> "false";
+      case STRING -> "''";
+      case BYTES -> "''::bytea";
+    };
+  }
+}
