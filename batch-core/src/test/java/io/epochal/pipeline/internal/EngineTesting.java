@@ -11,11 +11,17 @@ import io.epochal.state.State;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
+import io.epochal.store.Checkpoint;
+import io.epochal.store.CheckpointStore;
+import io.epochal.store.InMemoryCheckpointStore;
+import io.epochal.store.OutboxEntry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.function.Predicate;
 
 /** Test parts of the engine tests: spouts of every kind over fixed input, and a state that logs its lifecycle. */
@@ -185,5 +191,79 @@ final class EngineTesting {
         state.applied.add(batch.txid() + ":" + r);
       }
     };
+  }
+
+  /**
+   * A checkpoint store (with an outbox) over an in-memory one whose commit of txid {@code txid} fails once with
+   * {@code failure} (a {@link RuntimeException} or an {@link Error}): before the commit lands ({@code landed} false: the batch is retried), or after it landed
+   * ({@code landed} true: a crash whose reply was lost). Logs {@code "committed t"} and {@code "commit t failed"}.
+   */
+  static final class FailingCommit implements CheckpointStore {
+    final InMemoryCheckpointStore real;
+    final List<String> log;
+    private final long txid;
+    private final boolean landed;
+    private final Supplier<? extends Throwable> failure;
+    private final AtomicBoolean failed = new AtomicBoolean();
+
+    FailingCommit(InMemoryCheckpointStore real, long txid, boolean landed, Supplier<? extends Throwable> failure) {
+      this(real, txid, landed, failure, new CopyOnWriteArrayList<>());
+    }
+
+    FailingCommit(InMemoryCheckpointStore real, long txid, boolean landed, Supplier<? extends Throwable> failure,
+        List<String> log) {
+      this.real = real;
+      this.txid = txid;
+      this.landed = landed;
+      this.failure = failure;
+      this.log = log;
+    }
+
+    private void fail() {
+      Throwable t = failure.get();
+      if (t instanceof RuntimeException r) {
+        throw r;
+      }
+      throw (Error) t;
+    }
+
+    @Override
+    public Checkpoint load(String pipeline) {
+      return real.load(pipeline);
+    }
+
+    @Override
+    public void recordPending(String pipeline, long t, byte[] metadata) {
+      real.recordPending(pipeline, t, metadata);
+    }
+
+    @Override
+    public void commit(String pipeline, long t, byte[] metadata) {
+      commit(pipeline, t, metadata, List.of());
+    }
+
+    @Override
+    public void commit(String pipeline, long t, byte[] metadata, List<OutboxEntry> outbox) {
+      boolean fail = t == txid && failed.compareAndSet(false, true);
+      if (fail && !landed) {
+        log.add("commit " + t + " failed");
+        fail();
+      }
+      real.commit(pipeline, t, metadata, outbox);
+      log.add("committed " + t);
+      if (fail) {
+        fail();
+      }
+    }
+
+    @Override
+    public boolean keepsOutbox() {
+      return true;
+    }
+
+    @Override
+    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
+      real.reserveAttempts(pipeline, attemptCeiling, txidWindow);
+    }
   }
 }

@@ -17,14 +17,11 @@ import io.epochal.sink.CollectingSink;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.OpaqueSpout;
-import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
-import io.epochal.store.OutboxEntry;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** Several sources in one pipeline: one batch of each per txid, all metadata committed together. */
@@ -74,51 +71,6 @@ class MultiSourceTest {
     }
   }
 
-  /** Fails the first commit of one txid (retryable). */
-  private static final class FailOnce implements CheckpointStore {
-    final InMemoryCheckpointStore real;
-    final long txid;
-    final AtomicBoolean failed = new AtomicBoolean();
-
-    FailOnce(InMemoryCheckpointStore real, long txid) {
-      this.real = real;
-      this.txid = txid;
-    }
-
-    @Override
-    public Checkpoint load(String pipeline) {
-      return real.load(pipeline);
-    }
-
-    @Override
-    public void recordPending(String pipeline, long t, byte[] metadata) {
-      real.recordPending(pipeline, t, metadata);
-    }
-
-    @Override
-    public void commit(String pipeline, long t, byte[] metadata) {
-      commit(pipeline, t, metadata, List.of());
-    }
-
-    @Override
-    public void commit(String pipeline, long t, byte[] metadata, List<OutboxEntry> outbox) {
-      if (t == txid && failed.compareAndSet(false, true)) {
-        throw new EpochalException("commit failed", null, true, ErrorContext.NONE);
-      }
-      real.commit(pipeline, t, metadata, outbox);
-    }
-
-    @Override
-    public boolean keepsOutbox() {
-      return true;
-    }
-
-    @Override
-    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
-      real.reserveAttempts(pipeline, attemptCeiling, txidWindow);
-    }
-  }
-
   private static final List<List<String>> SHOWS = List.of(List.of("s1", "s2"), List.of("s3"), List.of("s4"));
   private static final List<String> CLICKS = List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7");
 
@@ -155,7 +107,8 @@ class MultiSourceTest {
   void aReplayReEmitsTheTransactionalCutAndTheOpaqueSourceFromItsPreviousPosition() {
     InMemoryCheckpointStore real = new InMemoryCheckpointStore();
     CollectingSink<String> out = new CollectingSink<>("events");
-    Run run = build(new FailOnce(real, 2), out, 0);
+    Run run = build(new EngineTesting.FailingCommit(real, 2, false,
+        () -> new EpochalException("commit failed", null, true, ErrorContext.NONE)), out, 0);
     try (Pipeline p = run.pipeline()) {
       p.runUntilIdle();
     }

@@ -40,50 +40,6 @@ class OutboxRecoveryTest {
     }
   }
 
-  /** An in-memory checkpoint store (keeping the outbox) that dies right after the commit of one txid landed. */
-  private static final class DyingAfterCommit implements CheckpointStore {
-    final InMemoryCheckpointStore real;
-    final long dieAfter;
-
-    DyingAfterCommit(InMemoryCheckpointStore real, long dieAfter) {
-      this.real = real;
-      this.dieAfter = dieAfter;
-    }
-
-    @Override
-    public Checkpoint load(String pipeline) {
-      return real.load(pipeline);
-    }
-
-    @Override
-    public void recordPending(String pipeline, long txid, byte[] metadata) {
-      real.recordPending(pipeline, txid, metadata);
-    }
-
-    @Override
-    public void commit(String pipeline, long txid, byte[] metadata) {
-      commit(pipeline, txid, metadata, List.of());
-    }
-
-    @Override
-    public void commit(String pipeline, long txid, byte[] metadata, List<OutboxEntry> outbox) {
-      real.commit(pipeline, txid, metadata, outbox);
-      if (txid == dieAfter) {
-        throw new Crash("after the commit of txid " + txid + " landed");
-      }
-    }
-
-    @Override
-    public boolean keepsOutbox() {
-      return true;
-    }
-
-    @Override
-    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
-      real.reserveAttempts(pipeline, attemptCeiling, txidWindow);
-    }
-  }
-
   /** The external system: what it published per (partition, txid); may fail or die at one txid. */
   private static final class ExternalLog implements Publisher<String> {
     final Map<Integer, Long> last = new HashMap<>();
@@ -132,7 +88,7 @@ class OutboxRecoveryTest {
     for (int partitions : new int[] {1, 3}) {
       InMemoryCheckpointStore store = new InMemoryCheckpointStore();
       ExternalLog external = new ExternalLog();
-      try (Pipeline p = build(new DyingAfterCommit(store, 2), external, partitions)) {
+      try (Pipeline p = build(new EngineTesting.FailingCommit(store, 2, true, () -> new Crash("after the commit of txid 2 landed")), external, partitions)) {
         assertThrows(Crash.class, p::runUntilIdle);
       }
       assertEquals(2, store.load("outbox").committedTxid());
@@ -187,7 +143,7 @@ class OutboxRecoveryTest {
   void aFailureToPublishWhatWasRecoveredFailsTheRunAndLosesNothing() {
     InMemoryCheckpointStore store = new InMemoryCheckpointStore();
     ExternalLog external = new ExternalLog();
-    try (Pipeline p = build(new DyingAfterCommit(store, 1), external, 1)) {
+    try (Pipeline p = build(new EngineTesting.FailingCommit(store, 1, true, () -> new Crash("after the commit of txid 1 landed")), external, 1)) {
       assertThrows(Crash.class, p::runUntilIdle);
     }
     external.failAt = 1;

@@ -14,65 +14,14 @@ import io.epochal.pipeline.internal.EngineTesting.ListSpout;
 import io.epochal.sink.CollectingSink;
 import io.epochal.sink.Sink;
 import io.epochal.state.Epoch;
-import io.epochal.store.Checkpoint;
-import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** Outputs as nodes: staged in the epoch, published only after it committed. */
 class SinkNodeTest {
-
-  /** A checkpoint store whose commit of {@code txid} fails once before writing, and which logs commits. */
-  private static final class FailingOnce implements CheckpointStore {
-    final InMemoryCheckpointStore real = new InMemoryCheckpointStore();
-    final long failTxid;
-    final AtomicBoolean failed = new AtomicBoolean();
-    final List<String> log;
-
-    FailingOnce(long failTxid, List<String> log) {
-      this.failTxid = failTxid;
-      this.log = log;
-    }
-
-    @Override
-    public Checkpoint load(String pipeline) {
-      return real.load(pipeline);
-    }
-
-    @Override
-    public void recordPending(String pipeline, long txid, byte[] metadata) {
-      real.recordPending(pipeline, txid, metadata);
-    }
-
-    @Override
-    public void commit(String pipeline, long txid, byte[] metadata) {
-      commit(pipeline, txid, metadata, List.of());
-    }
-
-    @Override
-    public void commit(String pipeline, long txid, byte[] metadata, List<io.epochal.store.OutboxEntry> outbox) {
-      if (txid == failTxid && failed.compareAndSet(false, true)) {
-        log.add("commit " + txid + " failed");
-        throw new EpochalException("checkpoint commit failed", null, true, ErrorContext.NONE);
-      }
-      real.commit(pipeline, txid, metadata, outbox);
-      log.add("committed " + txid);
-    }
-
-    @Override
-    public boolean keepsOutbox() {
-      return true;
-    }
-
-    @Override
-    public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
-      real.reserveAttempts(pipeline, attemptCeiling, txidWindow);
-    }
-  }
 
   /** Logs its calls into the shared log. */
   private static final class LoggingSink implements Sink<String> {
@@ -102,7 +51,8 @@ class SinkNodeTest {
   void aSinkPublishesOnlyAfterItsEpochCommittedAndDropsAFailedAttempt() {
     List<String> log = Collections.synchronizedList(new ArrayList<>());
     CollectingSink<String> collected = new CollectingSink<>("words");
-    PipelineBuilder b = Pipeline.newBuilder("sinks").checkpointStore(new FailingOnce(2, log))
+    PipelineBuilder b = Pipeline.newBuilder("sinks").checkpointStore(new EngineTesting.FailingCommit(new InMemoryCheckpointStore(), 2, false,
+        () -> new EpochalException("checkpoint commit failed", null, true, ErrorContext.NONE), log))
         .retryPolicy(RetryPolicy.immediate(3)).sleeper(d -> { });
     Stream<String> words = b.source(new ListSpout<>(List.of(List.of("a", "b"), List.of("c"), List.of())));
     Stream<String> upper = words.map(String::toUpperCase);
