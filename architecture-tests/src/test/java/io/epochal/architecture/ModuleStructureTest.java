@@ -46,12 +46,8 @@ class ModuleStructureTest {
           "the end-to-end benchmark harness (one CLI with its report), not library code"),
       new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/internal/YtHttpClient.java", 590,
           "the HTTP client of YTsaurus' API v4 (one method per command)"),
-      new Ceiling("batch-core/src/main/java/io/epochal/pipeline/internal/Node.java", 552,
-          "the engine's node types; aggregation nodes to move out"),
       new Ceiling("spouts-kafka/src/main/java/io/epochal/spouts/kafka/internal/KafkaLog.java", 544,
-          "the Kafka log reader: consumer lifecycle, positions and transactional markers"),
-      new Ceiling("testkit/src/main/java/io/epochal/testkit/PipelineTestDriver.java", 514,
-          "the test driver; output handling to move out"));
+          "the Kafka log reader: consumer lifecycle, positions and transactional markers"));
 
   private static Path root;
   private static List<Module> modules;

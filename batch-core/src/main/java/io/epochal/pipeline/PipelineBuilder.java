@@ -116,6 +116,8 @@ public final class PipelineBuilder {
    *
    * @throws io.epochal.errors.GuaranteeNotDeliverableException if {@link Guarantee#EXACTLY_ONCE} is requested and
    *     the spout, a state or the store cannot deliver it (the message names the spout, the state and the fix)
+   * @throws io.epochal.errors.StagingUnavailableException if a state needs a staging (e.g. a table state's
+   *     {@code EpochBuffer}) the pipeline's checkpoint store does not offer
    * @throws IllegalStateException if no source was declared
    */
   public Pipeline build() {

@@ -133,7 +133,7 @@ public final class KafkaRuns {
     try (RocksDbTableStore store = RocksDbTableStore.builder(ctx.work().resolve("rocksdb")).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       TableStates.Builder<String, Long> states =
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
+          TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
       run(ctx, spout(ctx, opaque), opaque ? OpaqueTableLayout.factory(states)
           : TransactionalTableLayout.factory(states), checkpoints);
       return EpochalRuns.scan(store, EpochalRuns.PIPELINE + "/" + EpochalRuns.STATE);

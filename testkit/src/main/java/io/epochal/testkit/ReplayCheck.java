@@ -13,13 +13,13 @@ import io.epochal.spout.SpoutKind;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.ReadOnlyMapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
+import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
@@ -299,7 +299,7 @@ public final class ReplayCheck<T, K, V> {
       StateKind rule) {
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(values, "values");
-    return forTableStore(open, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+    return forTableStore(open, "", rule, checkpoints -> TableStates.builder(keys, values));
   }
 
   /**
@@ -346,7 +346,7 @@ public final class ReplayCheck<T, K, V> {
       StateKind rule) {
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(values, "values");
-    return forInMemoryTableStore(newStore, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+    return forInMemoryTableStore(newStore, "", rule, checkpoints -> TableStates.builder(keys, values));
   }
 
   /**
@@ -413,6 +413,13 @@ public final class ReplayCheck<T, K, V> {
         return layout(rule, states.apply(checkpoints).layer(context.layer()));
       }
 
+      private CheckpointStore readerCheckpoints = new InMemoryCheckpointStore();
+
+      @Override
+      public CheckpointStore readerCheckpoints() {
+        return readerCheckpoints;
+      }
+
       @Override
       public StateFactory<? extends MapState<K, V>> reader() {
         if (durable && store != null) {
@@ -422,6 +429,7 @@ public final class ReplayCheck<T, K, V> {
         }
         TableCheckpointStore checkpoints = TableCheckpointStore.builder(open(CommitHook.NONE))
             .tablePrefix(tablePrefix).owner("replay-check-reader").build();
+        readerCheckpoints = checkpoints;
         return layout(rule, states.apply(checkpoints));
       }
 
@@ -545,6 +553,11 @@ public final class ReplayCheck<T, K, V> {
     /** An unwrapped factory over the same stores, to read the final state. */
     StateFactory<? extends MapState<K, V>> reader();
 
+    /** The checkpoint store the states of {@link #reader()} are made against (after {@code reader()}). */
+    default CheckpointStore readerCheckpoints() {
+      return new InMemoryCheckpointStore();
+    }
+
     /** What a restart does to the stores, for the timeline. */
     default String restartNote() {
       return "rebuilds the pipeline over the same stores (the store object survives the crash)";
@@ -640,7 +653,8 @@ public final class ReplayCheck<T, K, V> {
             for (T record : input) {
               keys.add(keyFn.apply(record));
             }
-            return readMap(world.reader(), pipeline, STATE_NAME, partitions, lastTxid, keys);
+            StateFactory<? extends MapState<K, V>> reader = world.reader();
+            return readMap(reader, world.readerCheckpoints(), pipeline, STATE_NAME, partitions, lastTxid, keys);
           }
 
           @Override
@@ -663,16 +677,17 @@ public final class ReplayCheck<T, K, V> {
    *
    * @return the keys that have a value
    */
-  static <K, V> Map<K, V> readMap(StateFactory<? extends ReadOnlyMapState<K, V>> factory, String pipeline,
-      String stateName, int partitions, long lastTxid, Collection<? extends K> keys) {
+  static <K, V> Map<K, V> readMap(StateFactory<? extends ReadOnlyMapState<K, V>> factory,
+      CheckpointStore checkpoints, String pipeline, String stateName, int partitions, long lastTxid,
+      Collection<? extends K> keys) {
+    ManualEpochs epochs = new ManualEpochs(checkpoints, pipeline); // the states bind to its staging, open no epoch
     Map<Integer, List<K>> byPartition = new HashMap<>();
     for (K key : keys) {
       byPartition.computeIfAbsent(Partitioner.partition(key, partitions), p -> new ArrayList<>()).add(key);
     }
     Map<K, V> out = new HashMap<>();
     for (Map.Entry<Integer, List<K>> part : byPartition.entrySet()) {
-      ReadOnlyMapState<K, V> state = factory.makeState(new StateContext(pipeline, stateName, part.getKey(),
-          partitions));
+      ReadOnlyMapState<K, V> state = factory.makeState(epochs.context(stateName, part.getKey(), partitions));
       try {
         out.putAll(state.multiGet(lastTxid + 1, part.getValue()));
       } finally {

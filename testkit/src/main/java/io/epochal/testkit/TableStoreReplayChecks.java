@@ -59,7 +59,7 @@ final class TableStoreReplayChecks {
   static void run(Function<? super CommitHook, ? extends TableStore> stores, boolean reopens, String tablePrefix,
       SpoutKind spout, StateKind rule) {
     Function<TableCheckpointStore, TableStates.Builder<String, Long>> states =
-        checkpoints -> TableStates.<String, Long>builder(checkpoints, KeyCodec.strings(), Codecs.longs());
+        checkpoints -> TableStates.<String, Long>builder(KeyCodec.strings(), Codecs.longs());
     ReplayCheck.MapTarget<String, Long> target = reopens
         ? ReplayCheck.forTableStore((dir, hook) -> stores.apply(hook), tablePrefix, rule, states)
             .closingTheDeadStore()

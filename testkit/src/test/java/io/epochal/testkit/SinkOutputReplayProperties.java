@@ -81,7 +81,7 @@ class SinkOutputReplayProperties {
       TableCheckpointStore tables = TableCheckpointStore.builder(TableStores.inMemory())
           .protocol(store == Store.TABLE_EPOCH ? CommitProtocol.EPOCH : CommitProtocol.PER_KEY).build();
       checkpoints = tables;
-      counts = TransactionalTableLayout.factory(tables, KeyCodec.strings(), Codecs.longs());
+      counts = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     }
     try (PipelineTestDriver<String> driver = PipelineTestDriver.<String>builder((in, outputs) -> {
           var words = in.flatMap(s -> Arrays.asList(s.split(" ")));

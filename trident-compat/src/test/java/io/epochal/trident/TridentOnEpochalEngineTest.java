@@ -185,7 +185,7 @@ class TridentOnEpochalEngineTest {
     words(b.source(EpochalTrident.spout("kafka-like", new TestPartitionedSpouts.Opaque(
         TestPartitionedSpouts.split(sentences, 3), 6))), unique("split"), 97)
         .persistentAggregate("counts", OpaqueTableLayout.factory(
-            TableStates.builder(checkpoints, EpochalTrident.keyCodec(), Codecs.longs()).table("word_counts")),
+            TableStates.builder(EpochalTrident.keyCodec(), Codecs.longs()).table("word_counts")),
             EpochalTrident.combiner(new Count()));
     try (Pipeline p = b.build()) {
       assertTrue(p.runUntilIdle().failedAttempts() > 0);

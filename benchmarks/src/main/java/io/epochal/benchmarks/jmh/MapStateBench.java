@@ -80,10 +80,10 @@ public class MapStateBench {
     checkpoints.load("bench");
     epochs = new ManualEpochs(checkpoints, "bench");
     rocksTx = TransactionalTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()))
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs()))
         .makeState(epochs.context("tx", 0, 1));
     rocksOpaque = OpaqueTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()))
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs()))
         .makeState(epochs.context("opaque", 0, 1));
   }
 
