@@ -339,7 +339,7 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     requireOpen();
     Objects.requireNonNull(factory, "factory");
     Objects.requireNonNull(stateName, "stateName");
-    return ReplayCheck.readMap(factory, checkpoints, name, stateName, partitions, pipeline.lastCommittedTxid(), keys);
+    return StateReads.readMap(factory, checkpoints, name, stateName, partitions, pipeline.lastCommittedTxid(), keys);
   }
 
   /** Reads one key of a map state (see {@link #read(StateFactory, String, Collection)}). */

@@ -7,19 +7,16 @@ import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.Stream;
-import io.epochal.pipeline.Partitioner;
 import io.epochal.spout.Spout;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
-import io.epochal.state.ReadOnlyMapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
-import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
@@ -31,8 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -654,7 +649,8 @@ public final class ReplayCheck<T, K, V> {
               keys.add(keyFn.apply(record));
             }
             StateFactory<? extends MapState<K, V>> reader = world.reader();
-            return readMap(reader, world.readerCheckpoints(), pipeline, STATE_NAME, partitions, lastTxid, keys);
+            return StateReads.readMap(reader, world.readerCheckpoints(), pipeline, STATE_NAME, partitions, lastTxid,
+                keys);
           }
 
           @Override
@@ -669,32 +665,6 @@ public final class ReplayCheck<T, K, V> {
         };
       }, uniqueNames, tableStore, Oracle.aggregate(keyFn, aggregator));
     }
-  }
-
-  /**
-   * Reads {@code keys} from the states {@code factory} makes for a pipeline, as batch {@code lastTxid + 1} would see
-   * them: each key through a fresh state of its partition ({@code farm_hash(key) mod partitions}).
-   *
-   * @return the keys that have a value
-   */
-  static <K, V> Map<K, V> readMap(StateFactory<? extends ReadOnlyMapState<K, V>> factory,
-      CheckpointStore checkpoints, String pipeline, String stateName, int partitions, long lastTxid,
-      Collection<? extends K> keys) {
-    ManualEpochs epochs = new ManualEpochs(checkpoints, pipeline); // the states bind to its staging, open no epoch
-    Map<Integer, List<K>> byPartition = new HashMap<>();
-    for (K key : keys) {
-      byPartition.computeIfAbsent(Partitioner.partition(key, partitions), p -> new ArrayList<>()).add(key);
-    }
-    Map<K, V> out = new HashMap<>();
-    for (Map.Entry<Integer, List<K>> part : byPartition.entrySet()) {
-      ReadOnlyMapState<K, V> state = factory.makeState(epochs.context(stateName, part.getKey(), partitions));
-      try {
-        out.putAll(state.multiGet(lastTxid + 1, part.getValue()));
-      } finally {
-        closeIfCloseable(state);
-      }
-    }
-    return out;
   }
 
   /**
@@ -933,7 +903,7 @@ public final class ReplayCheck<T, K, V> {
         faults.fencingViolations());
   }
 
-  private static void closeIfCloseable(Object o) {
+  static void closeIfCloseable(Object o) {
     if (o instanceof AutoCloseable c) {
       try {
         c.close();
