@@ -1,8 +1,8 @@
 package io.epochal.pipeline;
 
 import io.epochal.pipeline.internal.Coordinator;
-import io.epochal.pipeline.internal.GuaranteeCheck;
 import io.epochal.pipeline.internal.Graph;
+import io.epochal.pipeline.internal.GuaranteeCheck;
 import io.epochal.spout.Spout;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
