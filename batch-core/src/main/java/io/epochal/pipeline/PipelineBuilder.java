@@ -1,8 +1,8 @@
 package io.epochal.pipeline;
 
 import io.epochal.pipeline.internal.Coordinator;
-import io.epochal.pipeline.internal.GuaranteeCheck;
 import io.epochal.pipeline.internal.Graph;
+import io.epochal.pipeline.internal.GuaranteeCheck;
 import io.epochal.spout.Spout;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
@@ -116,6 +116,8 @@ public final class PipelineBuilder {
    *
    * @throws io.epochal.errors.GuaranteeNotDeliverableException if {@link Guarantee#EXACTLY_ONCE} is requested and
    *     the spout, a state or the store cannot deliver it (the message names the spout, the state and the fix)
+   * @throws io.epochal.errors.StagingUnavailableException if a state needs a staging (e.g. a table state's
+   *     {@code EpochBuffer}) the pipeline's checkpoint store does not offer
    * @throws IllegalStateException if no source was declared
    */
   public Pipeline build() {

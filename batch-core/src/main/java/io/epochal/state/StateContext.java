@@ -30,6 +30,14 @@ public record StateContext(String pipeline, String stateName, int partitionIndex
     this(pipeline, stateName, partitionIndex, numPartitions, EpochSource.none());
   }
 
+  /**
+   * @return the staging of type {@code type} the pipeline's epochs offer ({@link EpochSource#staging}), known before
+   *     any batch; empty outside a pipeline or when the pipeline's checkpoint store offers none of that type
+   */
+  public <T> Optional<T> staging(Class<T> type) {
+    return epochs.staging(Objects.requireNonNull(type, "type"));
+  }
+
   /** @return the epoch open now, if a batch is in its commit phase */
   public Optional<Epoch> openEpoch() {
     return epochs.current();

@@ -2,8 +2,9 @@ package io.epochal.state;
 
 /**
  * Makes one state per partition, like Trident's {@code StateFactory.makeState(conf, metrics, partition, n)}.
- * Declares the state's {@link StateKind} and whether its writes are committed atomically with the coordinator's
- * epoch, so the pipeline builder can compute the guarantee it delivers.
+ * Declares the state's {@link StateKind} and the {@link Staging} its states need from the pipeline's epochs, so the
+ * pipeline builder can compute the guarantee it delivers (a state's writes are atomic with the epoch exactly when the
+ * pipeline's checkpoint store offers that staging and it is {@link Staging#atomic() atomic}).
  *
  * @param <S> the state type
  */
@@ -16,13 +17,13 @@ public interface StateFactory<S extends State> {
   StateKind kind();
 
   /**
-   * True when the states' writes only become durable through the pipeline's checkpoint commit (they are buffered in
-   * an epoch of their own checkpoint store). The builder then refuses a pipeline whose checkpoint store does not
-   * commit them atomically ({@code CheckpointStore.commitsAtomicallyWith}), instead of losing the writes. The
-   * default is false: the state writes through on its own.
+   * The type of staging the states stage their writes in (found in each batch's epoch, {@link Epoch#staging}), e.g.
+   * {@code EpochBuffer} for table-backed states. The pipeline builder refuses a checkpoint store that does not offer
+   * it with {@link io.epochal.errors.StagingUnavailableException}, instead of losing the writes. The default is
+   * empty: the state writes through on its own. A wrapping factory forwards it.
    */
-  default boolean requiresAtomicCommit() {
-    return false;
+  default java.util.Optional<Class<? extends Staging>> staging() {
+    return java.util.Optional.empty();
   }
 
   /**

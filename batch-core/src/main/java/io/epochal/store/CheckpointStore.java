@@ -106,12 +106,14 @@ public interface CheckpointStore {
   }
 
   /**
-   * Whether the states made by {@code factory} are written in the same atomic store transaction as this store's
-   * {@link #commit} (the epoch protocol). Then a failed attempt leaves nothing visible, and any spout kind is
-   * exactly-once with a txid-carrying state. The default, false, means Trident's per-key protocol.
+   * The staging of type {@code type} this store's epochs of {@code pipeline} offer (the staging of every
+   * {@link #openEpoch epoch} it opens for the pipeline), known before any batch so that states can bind to it when they
+   * are made. A wrapper forwards it. The default offers none.
+   *
+   * @return empty when this store stages nothing of that type
    */
-  default boolean commitsAtomicallyWith(io.epochal.state.StateFactory<?> factory) {
-    return false;
+  default <T> java.util.Optional<T> staging(String pipeline, Class<T> type) {
+    return java.util.Optional.empty();
   }
 
   /** A short description for logs and errors. */

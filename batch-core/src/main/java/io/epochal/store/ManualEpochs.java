@@ -71,6 +71,12 @@ public final class ManualEpochs implements EpochSource {
     return Optional.ofNullable(current);
   }
 
+  /** @return what the store's epochs of the pipeline offer ({@link CheckpointStore#staging}) */
+  @Override
+  public <T> Optional<T> staging(Class<T> type) {
+    return store.staging(pipeline, type);
+  }
+
   private CheckpointEpoch requireOpen() {
     CheckpointEpoch e = current;
     if (e == null) {

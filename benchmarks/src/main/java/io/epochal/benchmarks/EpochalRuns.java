@@ -67,7 +67,7 @@ public final class EpochalRuns {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
     run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs())), checkpoints);
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), checkpoints);
     return scan(store, PIPELINE + "/" + STATE);
   }
 
@@ -83,7 +83,7 @@ public final class EpochalRuns {
     try (RocksDbTableStore store = RocksDbTableStore.builder(ctx.work().resolve("rocksdb")).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       TableStates.Builder<String, Long> states =
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
+          TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
       if (opaque) {
         run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(states), checkpoints);
       } else {
@@ -111,7 +111,7 @@ public final class EpochalRuns {
           .password(PostgresServer.childPassword()).schema(ctx.schema()).build()) {
         TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
         TableStates.Builder<String, Long> states =
-            TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
+            TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
         if (opaque) {
           run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(states), checkpoints);
         } else {
@@ -149,7 +149,7 @@ public final class EpochalRuns {
             .flatMap(line -> Arrays.asList(line.split(" ")))
             .groupBy(w -> w)
             .persistentAggregate(STATE, TransactionalTableLayout.factory(
-                TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()).table(table)),
+                TableStates.builder(KeyCodec.strings("word"), Codecs.longs()).table(table)),
                 Aggregators.count());
         try (Pipeline p = b.build()) {
           p.runUntilIdle();
@@ -163,7 +163,7 @@ public final class EpochalRuns {
       }
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       run(ctx, PIPELINE, transactionalSpout(ctx), TransactionalTableLayout.factory(
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()).table(table)), checkpoints);
+          TableStates.builder(KeyCodec.strings("word"), Codecs.longs()).table(table)), checkpoints);
       System.gc();
       ctx.extra().setProperty("heapAfterGcBytes", Long.toString(
           Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()));

@@ -15,9 +15,9 @@ import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.transactional.TransactionalMap;
+import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.CheckpointStore;
-import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
@@ -133,7 +133,7 @@ public final class KafkaRuns {
     try (RocksDbTableStore store = RocksDbTableStore.builder(ctx.work().resolve("rocksdb")).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       TableStates.Builder<String, Long> states =
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
+          TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
       run(ctx, spout(ctx, opaque), opaque ? OpaqueTableLayout.factory(states)
           : TransactionalTableLayout.factory(states), checkpoints);
       return EpochalRuns.scan(store, EpochalRuns.PIPELINE + "/" + EpochalRuns.STATE);

@@ -53,12 +53,12 @@ final class TableExampleStore implements ExampleStore {
 
   @Override
   public StateFactory<MapState<String, Long>> counts(String name, String kind, RandomFaults faults) {
-    return factory(TableStates.builder(checkpoints, KeyCodec.strings(), LONGS).emptyValue(0L), kind, faults);
+    return factory(TableStates.builder(KeyCodec.strings(), LONGS).emptyValue(0L), kind, faults);
   }
 
   @Override
   public StateFactory<MapState<String, String>> strings(String name, String kind, RandomFaults faults) {
-    return factory(TableStates.builder(checkpoints, KeyCodec.strings(), STRINGS), kind, faults);
+    return factory(TableStates.builder(KeyCodec.strings(), STRINGS), kind, faults);
   }
 
   private static <V> StateFactory<MapState<String, V>> factory(TableStates.Builder<String, V> builder, String kind,

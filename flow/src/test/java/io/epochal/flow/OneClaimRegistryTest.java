@@ -48,7 +48,7 @@ class OneClaimRegistryTest {
     PipelineBuilder builder = Pipeline.newBuilder("both").checkpointStore(checkpoints);
     Stream<String> records = builder.source(new ListSpout<>(List.of("a")));
     Flow.process(records, "flow", r -> r, () -> externalCounter("shared/counts"), FlowStates.on(checkpoints));
-    records.groupBy(r -> r).persistentAggregate("counts", TableStates.builder(checkpoints, KeyCodec.strings(),
+    records.groupBy(r -> r).persistentAggregate("counts", TableStates.builder(KeyCodec.strings(),
         Codecs.longs()).table("shared/counts").nonTransactional(), Aggregators.count());
     TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class, builder::build);
     assertEquals("shared/counts", e.context().table().orElseThrow());
@@ -58,7 +58,7 @@ class OneClaimRegistryTest {
   void aFlowStateOnATableAMapStateWritesIsRefusedAtDeclaration() {
     PipelineBuilder first = Pipeline.newBuilder("maps").checkpointStore(checkpoints);
     first.source(new ListSpout<>(List.of("a"))).groupBy(r -> r).persistentAggregate("counts",
-        TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs()).table("shared/counts").nonTransactional(),
+        TableStates.builder(KeyCodec.strings(), Codecs.longs()).table("shared/counts").nonTransactional(),
         Aggregators.count());
     first.build().close();
     PipelineBuilder second = Pipeline.newBuilder("flows").checkpointStore(checkpoints);

@@ -5,6 +5,7 @@ import io.epochal.spout.Collector;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.TransactionalSpout;
 import io.epochal.spouts.ForwardingSpouts;
+import io.epochal.state.ForwardingBackingMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -14,7 +15,6 @@ import io.epochal.state.ValueUpdater;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.table.CommitHook;
-import io.epochal.store.table.TableBackedStateFactory;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
@@ -126,11 +126,13 @@ public final class FaultInjector {
 
   /**
    * Wraps a backing map so that {@link FaultPoint#BEFORE_STATE_WRITE} (at its first {@code multiGet} of a batch) and
-   * {@link FaultPoint#INSIDE_MULTIPUT} fire, and every cell it writes is recorded in the timeline.
+   * {@link FaultPoint#INSIDE_MULTIPUT} fire, and every cell it writes is recorded in the timeline. The whole
+   * lifecycle ({@code beginCommit}, {@code commit}, {@code abort}) is forwarded, so layers under it (a
+   * {@code CachedMap}, a table-backed map) still see every attempt begin, commit and fail.
    */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     Objects.requireNonNull(backing, "backing");
-    return new IBackingMap<>() {
+    return new ForwardingBackingMap<>(backing) {
       @Override
       public Map<K, C> multiGet(Collection<? extends K> keys) {
         Fault f = take(FaultPoint.BEFORE_STATE_WRITE);
@@ -198,20 +200,16 @@ public final class FaultInjector {
    * Wraps a factory of map states (a user's own {@link MapState}, or one whose backing map cannot be reached) so
    * that {@link FaultPoint#BEFORE_STATE_WRITE} fires at a state's first read or update of a batch and
    * {@link FaultPoint#INSIDE_MULTIPUT} applies the updates of a prefix of the keys, then fails; every value written
-   * is recorded in the timeline. The wrapper keeps the factory's {@link StateKind}, and stays a
-   * {@link TableBackedStateFactory} if the factory is one (so the epoch protocol still covers it).
+   * is recorded in the timeline. The wrapper keeps the factory's {@link StateKind} and the staging its states need
+   * (so the epoch protocol still covers a table-backed factory).
    */
   @SuppressWarnings("unchecked")
   public <K, V> StateFactory<MapState<K, V>> wrapStates(StateFactory<? extends MapState<K, V>> factory) {
     Objects.requireNonNull(factory, "factory");
-    if (factory instanceof TableBackedStateFactory<?> tableBacked) {
-      TableCheckpointStore checkpoints = tableBacked.checkpointStore();
-      return new TableBackedWrapper<>(this, (StateFactory<MapState<K, V>>) factory, checkpoints);
-    }
     return new StateWrapper<>(this, (StateFactory<MapState<K, V>>) factory);
   }
 
-  private static class StateWrapper<K, V> implements StateFactory<MapState<K, V>> {
+  private static final class StateWrapper<K, V> implements StateFactory<MapState<K, V>> {
     final FaultInjector injector;
     final StateFactory<MapState<K, V>> factory;
 
@@ -230,10 +228,10 @@ public final class FaultInjector {
       return factory.kind();
     }
 
-    /** Delegated: the wrapper buffers nothing itself. */
+    /** Delegated: the wrapper stages nothing itself. */
     @Override
-    public boolean requiresAtomicCommit() {
-      return factory.requiresAtomicCommit();
+    public java.util.Optional<Class<? extends io.epochal.state.Staging>> staging() {
+      return factory.staging();
     }
 
     @Override
@@ -244,22 +242,6 @@ public final class FaultInjector {
     @Override
     public String describe() {
       return factory.describe();
-    }
-  }
-
-  private static final class TableBackedWrapper<K, V> extends StateWrapper<K, V>
-      implements TableBackedStateFactory<MapState<K, V>> {
-    private final TableCheckpointStore checkpoints;
-
-    TableBackedWrapper(FaultInjector injector, StateFactory<MapState<K, V>> factory,
-        TableCheckpointStore checkpoints) {
-      super(injector, factory);
-      this.checkpoints = checkpoints;
-    }
-
-    @Override
-    public TableCheckpointStore checkpointStore() {
-      return checkpoints;
     }
   }
 
@@ -341,7 +323,7 @@ public final class FaultInjector {
   /**
    * Wraps a checkpoint store so that {@link FaultPoint#AFTER_STATE_WRITES}, {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT}
    * and {@link FaultPoint#DURING_CHECKPOINT_COMMIT} fire, and so that the injector knows the batch in its commit
-   * phase. Keeps the wrapped store's {@code commitsAtomicallyWith} answers.
+   * phase. Forwards the wrapped store's staging ({@code staging(pipeline, type)}).
    */
   public CheckpointStore wrap(CheckpointStore store) {
     Objects.requireNonNull(store, "store");
@@ -412,8 +394,8 @@ public final class FaultInjector {
       }
 
       @Override
-      public boolean commitsAtomicallyWith(StateFactory<?> factory) {
-        return store.commitsAtomicallyWith(factory);
+      public <T> java.util.Optional<T> staging(String pipeline, Class<T> type) {
+        return store.staging(pipeline, type); // the states stage in the wrapped store's epochs
       }
 
       @Override

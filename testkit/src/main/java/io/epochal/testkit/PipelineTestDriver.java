@@ -22,14 +22,11 @@ import io.epochal.store.InMemoryCheckpointStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -99,17 +96,12 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
   private final List<List<T>> batches = new ArrayList<>();
   private final TransactionalSpout<T, Long> spout;
   /** One sink per captured output, kept across restarts (what they published stays published). */
-  private final Map<String, CollectingSink<Object>> outputs = new LinkedHashMap<>();
-  private final Map<String, Integer> consumed = new HashMap<>();
+  private final DriverOutputs outputs = new DriverOutputs();
   private final List<BatchReport> reports = new ArrayList<>();
   private final AtomicLong virtualNanos = new AtomicLong();
   private Pipeline pipeline;
   private int incarnation;
   private boolean closed;
-
-  /** One captured value with its batch. */
-  private record Captured(long txid, Object value) {
-  }
 
   private PipelineTestDriver(Builder<T> b) {
     this.name = b.name == null ? "test-driver" : b.name;
@@ -310,38 +302,18 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
    *     partition order)
    * @throws IllegalArgumentException if no stream is captured under {@code name}
    */
-  @SuppressWarnings("unchecked")
   public <R> List<R> output(String name) {
-    List<R> out = new ArrayList<>();
-    for (Captured c : captured(name)) {
-      out.add((R) c.value());
-    }
-    return out;
+    return outputs.all(name);
   }
 
   /** @return the values captured under {@code name} by batch {@code txid} */
-  @SuppressWarnings("unchecked")
   public <R> List<R> output(String name, long txid) {
-    List<R> out = new ArrayList<>();
-    for (Captured c : captured(name)) {
-      if (c.txid() == txid) {
-        out.add((R) c.value());
-      }
-    }
-    return out;
+    return outputs.ofBatch(name, txid);
   }
 
   /** @return the values captured under {@code name} since the last call of this method for it (like reading a topic) */
-  @SuppressWarnings("unchecked")
   public <R> List<R> readOutput(String name) {
-    List<Captured> all = captured(name);
-    int from = consumed.getOrDefault(name, 0);
-    consumed.put(name, all.size());
-    List<R> out = new ArrayList<>();
-    for (Captured c : all.subList(from, all.size())) {
-      out.add((R) c.value());
-    }
-    return out;
+    return outputs.unread(name);
   }
 
   /**
@@ -350,31 +322,8 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
    *
    * @throws ClassCastException if the stream's records are not {@link KeyValue}s
    */
-  @SuppressWarnings("unchecked")
   public <K, V> Map<K, V> outputAsMap(String name) {
-    Map<K, V> out = new LinkedHashMap<>();
-    for (Captured c : captured(name)) {
-      KeyValue<K, V> kv = (KeyValue<K, V>) c.value();
-      out.put(kv.key(), kv.value());
-    }
-    boolean comparable = out.keySet().stream().allMatch(k -> k instanceof Comparable);
-    if (comparable) {
-      return new TreeMap<>(out);
-    }
-    return out;
-  }
-
-  private List<Captured> captured(String name) {
-    Objects.requireNonNull(name, "name");
-    CollectingSink<Object> sink = outputs.get(name);
-    if (sink == null) {
-      throw new IllegalArgumentException("no stream is captured as '" + name + "'; captured: " + outputs.keySet());
-    }
-    List<Captured> out = new ArrayList<>();
-    for (CollectingSink.Output<Object> o : sink.committed()) {
-      out.add(new Captured(o.txid(), o.value()));
-    }
-    return out;
+    return outputs.latestPerKey(name);
   }
 
   /**
@@ -390,7 +339,7 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     requireOpen();
     Objects.requireNonNull(factory, "factory");
     Objects.requireNonNull(stateName, "stateName");
-    return ReplayCheck.readMap(factory, name, stateName, partitions, pipeline.lastCommittedTxid(), keys);
+    return StateReads.readMap(factory, checkpoints, name, stateName, partitions, pipeline.lastCommittedTxid(), keys);
   }
 
   /** Reads one key of a map state (see {@link #read(StateFactory, String, Collection)}). */
@@ -449,30 +398,14 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
           }
         })
         .checkpointStore(faults.wrap(checkpoints));
-    Map<String, Boolean> declared = new HashMap<>();
-    topology.declare(builder.source(spout), new TestOutputs() {
-      @Override
-      public <R> void capture(String output, Stream<R> stream) {
-        Objects.requireNonNull(output, "name");
-        Objects.requireNonNull(stream, "stream");
-        if (declared.put(output, true) != null) {
-          throw new IllegalArgumentException("output '" + output + "' is already captured");
-        }
-        CollectingSink<Object> sink = outputs.computeIfAbsent(output, CollectingSink::new);
-        @SuppressWarnings("unchecked")
-        Stream<Object> records = (Stream<Object>) stream;
-        records.to(output, sink);
-      }
-    });
+    topology.declare(builder.source(spout), outputs.forIncarnation());
     return builder.build();
   }
 
   private void restart(SimulatedCrash crash) {
     long committed = pipeline.lastCommittedTxid();
     pipeline.close();
-    for (CollectingSink<Object> sink : outputs.values()) {
-      sink.discardStaged(); // the dead process's unpublished outputs die with it
-    }
+    outputs.discardStaged(); // the dead process's unpublished outputs die with it
     incarnation++;
     faults.timeline().restarted(incarnation, "the process died (" + crash.getMessage() + ") with txid " + committed
         + " committed");

@@ -7,13 +7,10 @@ import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.Stream;
-import io.epochal.pipeline.Partitioner;
 import io.epochal.spout.Spout;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
-import io.epochal.state.ReadOnlyMapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.opaque.OpaqueTableLayout;
@@ -31,8 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -299,7 +294,7 @@ public final class ReplayCheck<T, K, V> {
       StateKind rule) {
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(values, "values");
-    return forTableStore(open, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+    return forTableStore(open, "", rule, checkpoints -> TableStates.builder(keys, values));
   }
 
   /**
@@ -346,7 +341,7 @@ public final class ReplayCheck<T, K, V> {
       StateKind rule) {
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(values, "values");
-    return forInMemoryTableStore(newStore, "", rule, checkpoints -> TableStates.builder(checkpoints, keys, values));
+    return forInMemoryTableStore(newStore, "", rule, checkpoints -> TableStates.builder(keys, values));
   }
 
   /**
@@ -413,6 +408,13 @@ public final class ReplayCheck<T, K, V> {
         return layout(rule, states.apply(checkpoints).layer(context.layer()));
       }
 
+      private CheckpointStore readerCheckpoints = new InMemoryCheckpointStore();
+
+      @Override
+      public CheckpointStore readerCheckpoints() {
+        return readerCheckpoints;
+      }
+
       @Override
       public StateFactory<? extends MapState<K, V>> reader() {
         if (durable && store != null) {
@@ -422,6 +424,7 @@ public final class ReplayCheck<T, K, V> {
         }
         TableCheckpointStore checkpoints = TableCheckpointStore.builder(open(CommitHook.NONE))
             .tablePrefix(tablePrefix).owner("replay-check-reader").build();
+        readerCheckpoints = checkpoints;
         return layout(rule, states.apply(checkpoints));
       }
 
@@ -545,6 +548,11 @@ public final class ReplayCheck<T, K, V> {
     /** An unwrapped factory over the same stores, to read the final state. */
     StateFactory<? extends MapState<K, V>> reader();
 
+    /** The checkpoint store the states of {@link #reader()} are made against (after {@code reader()}). */
+    default CheckpointStore readerCheckpoints() {
+      return new InMemoryCheckpointStore();
+    }
+
     /** What a restart does to the stores, for the timeline. */
     default String restartNote() {
       return "rebuilds the pipeline over the same stores (the store object survives the crash)";
@@ -640,7 +648,9 @@ public final class ReplayCheck<T, K, V> {
             for (T record : input) {
               keys.add(keyFn.apply(record));
             }
-            return readMap(world.reader(), pipeline, STATE_NAME, partitions, lastTxid, keys);
+            StateFactory<? extends MapState<K, V>> reader = world.reader();
+            return StateReads.readMap(reader, world.readerCheckpoints(), pipeline, STATE_NAME, partitions, lastTxid,
+                keys);
           }
 
           @Override
@@ -655,31 +665,6 @@ public final class ReplayCheck<T, K, V> {
         };
       }, uniqueNames, tableStore, Oracle.aggregate(keyFn, aggregator));
     }
-  }
-
-  /**
-   * Reads {@code keys} from the states {@code factory} makes for a pipeline, as batch {@code lastTxid + 1} would see
-   * them: each key through a fresh state of its partition ({@code farm_hash(key) mod partitions}).
-   *
-   * @return the keys that have a value
-   */
-  static <K, V> Map<K, V> readMap(StateFactory<? extends ReadOnlyMapState<K, V>> factory, String pipeline,
-      String stateName, int partitions, long lastTxid, Collection<? extends K> keys) {
-    Map<Integer, List<K>> byPartition = new HashMap<>();
-    for (K key : keys) {
-      byPartition.computeIfAbsent(Partitioner.partition(key, partitions), p -> new ArrayList<>()).add(key);
-    }
-    Map<K, V> out = new HashMap<>();
-    for (Map.Entry<Integer, List<K>> part : byPartition.entrySet()) {
-      ReadOnlyMapState<K, V> state = factory.makeState(new StateContext(pipeline, stateName, part.getKey(),
-          partitions));
-      try {
-        out.putAll(state.multiGet(lastTxid + 1, part.getValue()));
-      } finally {
-        closeIfCloseable(state);
-      }
-    }
-    return out;
   }
 
   /**
@@ -918,7 +903,7 @@ public final class ReplayCheck<T, K, V> {
         faults.fencingViolations());
   }
 
-  private static void closeIfCloseable(Object o) {
+  static void closeIfCloseable(Object o) {
     if (o instanceof AutoCloseable c) {
       try {
         c.close();

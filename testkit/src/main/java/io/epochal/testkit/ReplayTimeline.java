@@ -1,8 +1,8 @@
 package io.epochal.testkit;
 
 import io.epochal.pipeline.BatchReport;
-import io.epochal.pipeline.PipelineListener;
 import io.epochal.pipeline.Partitioner;
+import io.epochal.pipeline.PipelineListener;
 import io.epochal.spout.BatchAttempt;
 import java.util.ArrayList;
 import java.util.Collection;

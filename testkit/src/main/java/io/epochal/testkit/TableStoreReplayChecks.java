@@ -7,8 +7,8 @@ import io.epochal.state.StateKind;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
-import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStates;
+import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -59,7 +59,7 @@ final class TableStoreReplayChecks {
   static void run(Function<? super CommitHook, ? extends TableStore> stores, boolean reopens, String tablePrefix,
       SpoutKind spout, StateKind rule) {
     Function<TableCheckpointStore, TableStates.Builder<String, Long>> states =
-        checkpoints -> TableStates.<String, Long>builder(checkpoints, KeyCodec.strings(), Codecs.longs());
+        checkpoints -> TableStates.<String, Long>builder(KeyCodec.strings(), Codecs.longs());
     ReplayCheck.MapTarget<String, Long> target = reopens
         ? ReplayCheck.forTableStore((dir, hook) -> stores.apply(hook), tablePrefix, rule, states)
             .closingTheDeadStore()

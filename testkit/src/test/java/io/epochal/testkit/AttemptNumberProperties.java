@@ -73,7 +73,7 @@ class AttemptNumberProperties {
     if (table) {
       TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
       base = cps;
-      counts = injector.wrapStates(OpaqueTableLayout.factory(cps, KeyCodec.longs(), Codecs.longs()));
+      counts = injector.wrapStates(OpaqueTableLayout.factory(KeyCodec.longs(), Codecs.longs()));
     } else {
       base = new InMemoryCheckpointStore();
       counts = OpaqueMap.factory(injector.wrap(new InMemoryBackingMap<Long, OpaqueValue<Long>>()));

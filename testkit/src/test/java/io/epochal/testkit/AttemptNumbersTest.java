@@ -68,7 +68,7 @@ class AttemptNumbersTest {
       if (table) {
         TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
         base = cps;
-        counts = faults.wrapStates(OpaqueTableLayout.factory(cps, KeyCodec.longs(), Codecs.longs()));
+        counts = faults.wrapStates(OpaqueTableLayout.factory(KeyCodec.longs(), Codecs.longs()));
       } else {
         base = new InMemoryCheckpointStore();
         counts = OpaqueMap.factory(faults.wrap(new InMemoryBackingMap<Long, OpaqueValue<Long>>()));

@@ -113,7 +113,7 @@ class PipelineTestDriverTest {
     TableStore tables = TableStores.inMemory();
     TableCheckpointStore checkpoints = TableCheckpointStore.on(tables);
     TableBackedStateFactory<MapState<String, Long>> sums =
-        TransactionalTableLayout.factory(checkpoints, KeyCodec.strings(), Codecs.longs());
+        TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     try (PipelineTestDriver<String> driver = PipelineTestDriver.<String>builder((input, outputs) -> outputs.capture(
             "sums", input.groupBy(s -> s.substring(0, 1))
                 .persistentAggregate("sums", sums, Aggregators.sumLong(String::length)).newValuesStream()))

@@ -7,9 +7,9 @@ import io.epochal.pipeline.Aggregators;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
-import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalTableLayout;
+import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
 import io.epochal.store.table.CommitProtocol;
@@ -81,7 +81,7 @@ class SinkOutputReplayProperties {
       TableCheckpointStore tables = TableCheckpointStore.builder(TableStores.inMemory())
           .protocol(store == Store.TABLE_EPOCH ? CommitProtocol.EPOCH : CommitProtocol.PER_KEY).build();
       checkpoints = tables;
-      counts = TransactionalTableLayout.factory(tables, KeyCodec.strings(), Codecs.longs());
+      counts = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     }
     try (PipelineTestDriver<String> driver = PipelineTestDriver.<String>builder((in, outputs) -> {
           var words = in.flatMap(s -> Arrays.asList(s.split(" ")));

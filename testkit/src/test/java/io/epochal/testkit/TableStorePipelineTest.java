@@ -36,7 +36,7 @@ class TableStorePipelineTest {
   private static Pipeline wordCount(TableStore store, String owner) {
     TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner(owner).build();
     TableBackedStateFactory<MapState<String, Long>> counts =
-        TransactionalTableLayout.factory(checkpoints, KeyCodec.strings(), Codecs.longs());
+        TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     PipelineBuilder builder = Pipeline.newBuilder("wc").retryPolicy(RetryPolicy.immediate(3)).sleeper(d -> { })
         .checkpointStore(checkpoints);
     builder.source(ListSpout.of("sentences", INPUT, 1))

@@ -260,7 +260,7 @@ class TableStoreReplayProperties {
       ReplayHarness.Outcome outcome = ReplayHarness.runToEnd(incarnation -> {
         TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("worker-" + incarnation).build();
         assertEquals(protocol, checkpoints.protocol());
-        TableStates.Builder<String, Long> states = TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs())
+        TableStates.Builder<String, Long> states = TableStates.builder(KeyCodec.strings(), Codecs.longs())
             .layer(injector::wrap);
         if (zeroIsEmpty) {
           states.emptyValue(0L);

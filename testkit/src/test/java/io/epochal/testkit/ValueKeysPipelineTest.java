@@ -80,7 +80,7 @@ class ValueKeysPipelineTest {
     PipelineBuilder b = Pipeline.newBuilder("bytes-table").partitions(2).checkpointStore(checkpoints);
     b.source(ListSpout.of("words", WORDS, 3)).groupBy(w -> Bytes.of(utf8(w)))
         .persistentAggregate("counts",
-            TransactionalTableLayout.factory(checkpoints, KeyCodec.bytes(), Codecs.longs()), Aggregators.count());
+            TransactionalTableLayout.factory(KeyCodec.bytes(), Codecs.longs()), Aggregators.count());
     try (Pipeline p = b.build()) {
       p.runUntilIdle();
     }

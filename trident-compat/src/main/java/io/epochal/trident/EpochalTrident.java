@@ -587,7 +587,7 @@ public final class EpochalTrident {
   /**
    * Trident's {@code List<Object>} keys in one {@code string} key column {@code key} holding the key as a JSON array;
    * the key mapping of {@link #stormState} tables, for opening them from an Epochal pipeline with
-   * {@code TableStates.builder(checkpoints, EpochalTrident.keyCodec(), EpochalTrident.jsonValueCodec()).table(path)}.
+   * {@code TableStates.builder(EpochalTrident.keyCodec(), EpochalTrident.jsonValueCodec()).table(path)}.
    * Integral key parts read back as {@code Long}.
    */
   public static KeyCodec<List<Object>> keyCodec() {

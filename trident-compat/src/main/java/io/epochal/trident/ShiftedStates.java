@@ -5,8 +5,6 @@ import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.ValueUpdater;
-import io.epochal.store.table.TableBackedStateFactory;
-import io.epochal.store.table.TableCheckpointStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -27,13 +25,10 @@ final class ShiftedStates {
     if (offset < 0) {
       throw new IllegalArgumentException("the last Trident txid must be >= 0, was " + offset);
     }
-    if (factory instanceof TableBackedStateFactory<?> table) {
-      return new TableBacked<>(factory, offset, table.checkpointStore());
-    }
     return new Factory<>(factory, offset);
   }
 
-  private static class Factory<K, V> implements StateFactory<MapState<K, V>> {
+  private static final class Factory<K, V> implements StateFactory<MapState<K, V>> {
     final StateFactory<? extends MapState<K, V>> inner;
     final long offset;
 
@@ -57,6 +52,12 @@ final class ShiftedStates {
       return inner.kind();
     }
 
+    /** Delegated: the states stage where the inner ones do (the epoch protocol still covers a table-backed one). */
+    @Override
+    public java.util.Optional<Class<? extends io.epochal.state.Staging>> staging() {
+      return inner.staging();
+    }
+
     @Override
     public boolean takesEveryBatch() {
       return inner.takesEveryBatch();
@@ -65,21 +66,6 @@ final class ShiftedStates {
     @Override
     public String describe() {
       return inner.describe() + ", continuing after Trident txid " + offset;
-    }
-  }
-
-  private static final class TableBacked<K, V> extends Factory<K, V>
-      implements TableBackedStateFactory<MapState<K, V>> {
-    private final TableCheckpointStore checkpoints;
-
-    TableBacked(StateFactory<? extends MapState<K, V>> inner, long offset, TableCheckpointStore checkpoints) {
-      super(inner, offset);
-      this.checkpoints = checkpoints;
-    }
-
-    @Override
-    public TableCheckpointStore checkpointStore() {
-      return checkpoints;
     }
   }
 

@@ -79,8 +79,8 @@ final class TridentNullCells {
     }
 
     @Override
-    public boolean requiresAtomicCommit() {
-      return inner.requiresAtomicCommit();
+    public java.util.Optional<Class<? extends io.epochal.state.Staging>> staging() {
+      return inner.staging();
     }
 
     @Override

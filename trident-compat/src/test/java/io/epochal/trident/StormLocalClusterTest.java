@@ -294,7 +294,7 @@ class StormLocalClusterTest {
     // 2. The Epochal table Storm wrote, continued by an Epochal table-backed state on the epoch protocol.
     TableCheckpointStore checkpoints = TableCheckpointStore.on(STORE);
     StateFactory<MapState<List<Object>, Long>> table = EpochalTrident.continueAfter(maxTxid("wc_opaque"),
-        OpaqueTableLayout.factory(TableStates.<List<Object>, Long>builder(checkpoints, EpochalTrident.keyCodec(),
+        OpaqueTableLayout.factory(TableStates.<List<Object>, Long>builder(EpochalTrident.keyCodec(),
             EpochalTrident.jsonValueCodec()).table("wc_opaque")));
     PipelineBuilder t = Pipeline.newBuilder("takeover-table").checkpointStore(checkpoints).partitions(2);
     t.source(EpochalTrident.spout("more", Sentences.spout(more, 10)))

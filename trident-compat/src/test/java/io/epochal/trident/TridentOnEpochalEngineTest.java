@@ -19,9 +19,9 @@ import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
+import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalValue;
-import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableCheckpointStore;
@@ -185,7 +185,7 @@ class TridentOnEpochalEngineTest {
     words(b.source(EpochalTrident.spout("kafka-like", new TestPartitionedSpouts.Opaque(
         TestPartitionedSpouts.split(sentences, 3), 6))), unique("split"), 97)
         .persistentAggregate("counts", OpaqueTableLayout.factory(
-            TableStates.builder(checkpoints, EpochalTrident.keyCodec(), Codecs.longs()).table("word_counts")),
+            TableStates.builder(EpochalTrident.keyCodec(), Codecs.longs()).table("word_counts")),
             EpochalTrident.combiner(new Count()));
     try (Pipeline p = b.build()) {
       assertTrue(p.runUntilIdle().failedAttempts() > 0);

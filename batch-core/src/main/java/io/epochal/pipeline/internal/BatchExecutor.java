@@ -10,6 +10,7 @@ import io.epochal.state.Epoch;
 import io.epochal.state.EpochSource;
 import io.epochal.state.State;
 import io.epochal.state.StateContext;
+import io.epochal.store.CheckpointStore;
 import io.epochal.store.OutboxEntry;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,10 +55,23 @@ final class BatchExecutor implements AutoCloseable {
   private final boolean[] consumed;
   /** The epoch of the batch in its commit phase, null between commit phases; read by the states' contexts. */
   private volatile Epoch epoch;
-  private final EpochSource epochs = () -> Optional.ofNullable(epoch);
+  private final EpochSource epochs;
 
-  BatchExecutor(String pipeline, int partitions, int threads, List<Node> nodes) {
+  /** @param checkpoints the pipeline's checkpoint store, whose staging the states bind to when they are made */
+  BatchExecutor(String pipeline, int partitions, int threads, List<Node> nodes, CheckpointStore checkpoints) {
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+    Objects.requireNonNull(checkpoints, "checkpoints");
+    this.epochs = new EpochSource() {
+      @Override
+      public Optional<Epoch> current() {
+        return Optional.ofNullable(epoch);
+      }
+
+      @Override
+      public <T> Optional<T> staging(Class<T> type) {
+        return checkpoints.staging(pipeline, type);
+      }
+    };
     this.partitions = partitions;
     this.nodes = nodes;
     for (Node node : nodes) {
@@ -81,7 +95,7 @@ final class BatchExecutor implements AutoCloseable {
         continue;
       }
       consumed[node.parent.id] = true;
-      if (!node.preState && !(node instanceof Node.Aggregate && node.parent.preState)) {
+      if (!node.preState && !(node instanceof AggregateNode && node.parent.preState)) {
         keptForCommit[node.parent.id] = true;
       }
       if (node instanceof Node.Merge merge) {
@@ -117,7 +131,7 @@ final class BatchExecutor implements AutoCloseable {
         outputs[node.id] = merge.apply(outputs[merge.parent.id], outputs[merge.other.id]);
       } else if (node.preState && node instanceof Node.Stateless op) {
         outputs[node.id] = op.apply(outputs[node.parent.id], ctx);
-      } else if (node instanceof Node.Aggregate agg && agg.parent.preState) {
+      } else if (node instanceof AggregateNode agg && agg.parent.preState) {
         outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id], ctx));
       }
     }
@@ -154,7 +168,7 @@ final class BatchExecutor implements AutoCloseable {
         outputs[node.id] = merge.apply(input, outputs[merge.other.id]);
       } else if (node instanceof Node.Stateless op) {
         outputs[node.id] = op.apply(input, ctx);
-      } else if (node instanceof Node.Aggregate agg) {
+      } else if (node instanceof AggregateNode agg) {
         List<Map<Object, Object>> pre = outputs[node.id] instanceof PreAggregated p ? p.parts()
             : agg.preAggregate(input, ctx);
         outputs[node.id] = applyAggregate(agg, batch, pre, ctx);
@@ -175,7 +189,7 @@ final class BatchExecutor implements AutoCloseable {
     return outbox.entries();
   }
 
-  private List<Object> applyAggregate(Node.Aggregate agg, BatchAttempt batch, List<Map<Object, Object>> parts,
+  private List<Object> applyAggregate(AggregateNode agg, BatchAttempt batch, List<Map<Object, Object>> parts,
       ErrorContext ctx) {
     State[] partStates = states.get(agg.stateName);
     List<List<Object>> outs = emptyParts(parts.size());

@@ -16,10 +16,10 @@ import java.util.Set;
  */
 final class CombinerUpdaters extends AbstractMap<Object, ValueUpdater<Object>> {
   private final Map<Object, Object> partials;
-  private final Node.Aggregate aggregate;
+  private final AggregateNode aggregate;
   private final ErrorContext where;
 
-  CombinerUpdaters(Map<Object, Object> partials, Node.Aggregate aggregate, ErrorContext where) {
+  CombinerUpdaters(Map<Object, Object> partials, AggregateNode aggregate, ErrorContext where) {
     this.partials = partials;
     this.aggregate = aggregate;
     this.where = where;

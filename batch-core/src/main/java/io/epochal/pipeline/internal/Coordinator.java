@@ -86,7 +86,8 @@ public final class Coordinator implements Pipeline {
     this.config = Objects.requireNonNull(config, "config");
     this.source = BatchSource.of(graph.spouts());
     this.spoutNames = graph.spouts().stream().map(io.epochal.spout.Spout::name).toList();
-    this.executor = new BatchExecutor(config.name(), config.partitions(), config.threads(), graph.nodes());
+    this.executor = new BatchExecutor(config.name(), config.partitions(), config.threads(), graph.nodes(),
+        config.checkpointStore());
     Checkpoint checkpoint = config.checkpointStore().load(config.name());
     this.committedTxid = checkpoint.committedTxid();
     this.committedMeta = checkpoint.hasCommitted()

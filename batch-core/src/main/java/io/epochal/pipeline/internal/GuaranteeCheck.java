@@ -1,9 +1,11 @@
 package io.epochal.pipeline.internal;
 
 import io.epochal.errors.GuaranteeNotDeliverableException;
+import io.epochal.errors.StagingUnavailableException;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.spout.Spout;
 import io.epochal.spout.SpoutKind;
+import io.epochal.state.Staging;
 import io.epochal.state.StateKind;
 import io.epochal.store.CheckpointStore;
 import java.util.ArrayList;
@@ -168,14 +170,14 @@ public final class GuaranteeCheck {
    *
    * @return empty when exactly-once is deliverable
    */
-  public static Optional<String> whyNotExactlyOnce(Graph.Snapshot graph, CheckpointStore checkpoints) {
+  public static Optional<String> whyNotExactlyOnce(String pipeline, Graph.Snapshot graph,
+      CheckpointStore checkpoints) {
     for (Node node : graph.nodes()) {
       if (!(node instanceof Node.StateNode s) || !s.writes) {
         continue;
       }
       for (Spout<?, ?> spout : feeding(s, graph.spouts())) {
-        Optional<Reason> reason = rule(spout.kind(), s.factory.kind(), checkpoints.commitsAtomicallyWith(s.factory))
-            .reason();
+        Optional<Reason> reason = rule(spout.kind(), s.factory.kind(), atomic(pipeline, s, checkpoints)).reason();
         if (reason.isPresent()) {
           return Optional.of(reason.get().message("spout '" + spout.name() + "' (" + spout.kind() + ")",
               "state '" + s.stateName + "' (" + s.factory.describe() + ")"));
@@ -207,36 +209,40 @@ public final class GuaranteeCheck {
   }
 
   /**
-   * The written states that only become durable through a checkpoint store other than the pipeline's (they would
-   * lose their rows).
+   * Whether the writes of state node {@code s} are covered by the epoch's durable commit: its factory needs a staging
+   * that the pipeline's checkpoint store offers and that is {@link Staging#atomic() atomic}.
    */
-  static List<String> misbound(Graph.Snapshot graph, CheckpointStore checkpoints) {
-    List<String> out = new ArrayList<>();
+  static boolean atomic(String pipeline, Node.StateNode s, CheckpointStore checkpoints) {
+    Optional<Class<? extends Staging>> type = s.factory.staging();
+    return type.isPresent() && checkpoints.staging(pipeline, type.get()).map(Staging::atomic).orElse(false);
+  }
+
+  /**
+   * @throws StagingUnavailableException for the first written state (in declaration order) whose factory needs a
+   *     staging the pipeline's checkpoint store does not offer (its rows would never become durable)
+   */
+  static void requireStaging(String pipeline, Graph.Snapshot graph, CheckpointStore checkpoints) {
     for (Node node : graph.nodes()) {
-      if (node instanceof Node.StateNode s && s.writes && s.factory.requiresAtomicCommit()
-          && !checkpoints.commitsAtomicallyWith(s.factory)) {
-        out.add("state '" + s.stateName + "' (" + s.factory.describe() + ")");
+      if (node instanceof Node.StateNode s && s.writes) {
+        Optional<Class<? extends Staging>> type = s.factory.staging();
+        if (type.isPresent() && checkpoints.staging(pipeline, type.get()).isEmpty()) {
+          throw new StagingUnavailableException(pipeline, s.stateName, type.get().getSimpleName(),
+              checkpoints.describe());
+        }
       }
     }
-    return out;
   }
 
   /**
    * Validates the requested guarantee (the delivery mode).
    *
-   * @throws IllegalArgumentException if a state is bound to another checkpoint store than the pipeline's
+   * @throws StagingUnavailableException if a state needs a staging the pipeline's checkpoint store does not offer
    * @throws GuaranteeNotDeliverableException if {@code EXACTLY_ONCE} is requested but not deliverable
    */
   public static void validate(String pipeline, Guarantee requested, Graph.Snapshot graph,
       CheckpointStore checkpoints) {
-    List<String> misbound = misbound(graph, checkpoints);
-    if (!misbound.isEmpty()) {
-      throw new IllegalArgumentException("Pipeline '" + pipeline + "': " + misbound.get(0) + " buffers its rows "
-          + "until its own checkpoint store commits them, but the pipeline's checkpoint store is "
-          + checkpoints.describe() + ". Build the pipeline with .checkpointStore(...) set to the checkpoint store the "
-          + "state was made with.");
-    }
-    Optional<String> why = whyNotExactlyOnce(graph, checkpoints);
+    requireStaging(pipeline, graph, checkpoints);
+    Optional<String> why = whyNotExactlyOnce(pipeline, graph, checkpoints);
     if (why.isEmpty()) {
       return;
     }

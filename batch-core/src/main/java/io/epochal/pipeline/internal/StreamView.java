@@ -164,7 +164,7 @@ final class StreamView<T> implements Stream<T> {
 
     private <V> MapStateRef<K, V> aggregate(String name, StateFactory<? extends MapState<K, V>> factory,
         Object aggregator) {
-      Node.Aggregate agg = graph.add(new Node.Aggregate(graph.nextId(), node, requireName(name),
+      AggregateNode agg = graph.add(new AggregateNode(graph.nextId(), node, requireName(name),
           Objects.requireNonNull(factory, "factory"), aggregator));
       return new MapRef<>(graph, agg);
     }
@@ -196,9 +196,9 @@ final class StreamView<T> implements Stream<T> {
   /** A reference to an aggregated map state, with its new-values stream. */
   static final class MapRef<K, V> implements MapStateRef<K, V> {
     private final Graph graph;
-    private final Node.Aggregate node;
+    private final AggregateNode node;
 
-    MapRef(Graph graph, Node.Aggregate node) {
+    MapRef(Graph graph, AggregateNode node) {
       this.graph = graph;
       this.node = node;
     }

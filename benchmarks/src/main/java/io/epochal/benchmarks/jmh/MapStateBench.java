@@ -10,9 +10,9 @@ import io.epochal.state.opaque.OpaqueValue;
 import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.state.transactional.TransactionalValue;
+import io.epochal.store.ManualEpochs;
 import io.epochal.store.rocksdb.RocksDbTableStore;
 import io.epochal.store.table.KeyCodec;
-import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import java.io.IOException;
@@ -80,10 +80,10 @@ public class MapStateBench {
     checkpoints.load("bench");
     epochs = new ManualEpochs(checkpoints, "bench");
     rocksTx = TransactionalTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()))
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs()))
         .makeState(epochs.context("tx", 0, 1));
     rocksOpaque = OpaqueTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()))
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs()))
         .makeState(epochs.context("opaque", 0, 1));
   }
 

@@ -1,14 +1,17 @@
 package io.epochal.flow.internal;
 
 import io.epochal.cache.StateCache;
+import io.epochal.errors.StagingUnavailableException;
 import io.epochal.flow.KeyedProcessor;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CommitProtocol;
+import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.TableBackedStateFactory;
 import io.epochal.store.table.TableCheckpointStore;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -78,7 +81,7 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     return declared;
   }
 
-  @Override
+  /** @return the checkpoint store the computation's tables were declared on ({@code FlowStates.on}) */
   public TableCheckpointStore checkpointStore() {
     return checkpoints;
   }
@@ -88,9 +91,18 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    * @throws io.epochal.errors.SchemaMismatchException if a table has another schema
    * @throws IllegalStateException if an external table does not exist, or the partition's {@code init} declares other
    *     states than the spec pass
+   * @throws StagingUnavailableException if the pipeline's checkpoint store offers no {@link EpochBuffer} on the store
+   *     of the computation's tables (it is not the table checkpoint store given to {@code FlowStates.on})
    */
   @Override
   public FlowPartition<K, T, R> makeState(StateContext context) {
+    Optional<EpochBuffer> staging = context.staging(EpochBuffer.class);
+    if (staging.isEmpty() || staging.get().store() != checkpoints.tableStore()) {
+      throw new StagingUnavailableException(context.pipeline(), "of Flow computation '" + name + "'",
+          EpochBuffer.class.getSimpleName() + " on " + checkpoints.tableStore().describe(),
+          staging.map(b -> "a table checkpoint store on " + b.store().describe()).orElse("not a table checkpoint "
+              + "store"));
+    }
     return new FlowPartition<>(this, context);
   }
 

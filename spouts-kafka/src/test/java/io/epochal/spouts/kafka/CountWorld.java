@@ -54,9 +54,9 @@ final class CountWorld implements AutoCloseable {
     tweak.accept(b);
     GroupedStream<String, String> words = b.source(spout).flatMap(CountWorld::words).groupBy(w -> w);
     words.persistentAggregate(TX, TransactionalTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
     words.persistentAggregate(OPAQUE, OpaqueTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
     return b.build();
   }
 

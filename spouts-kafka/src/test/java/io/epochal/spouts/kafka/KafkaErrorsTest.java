@@ -154,11 +154,11 @@ class KafkaErrorsTest {
             : KafkaSpouts.transactionalWithDeadLetters(cfg));
         in.flatMap(m -> m.record().map(CountWorld::words).orElse(List.of())).groupBy(w -> w)
             .persistentAggregate(CountWorld.TX, TransactionalTableLayout.factory(
-                TableStates.builder(world.checkpoints, KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+                TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
         in.flatMap(m -> m.deadLetter().map(d -> List.of(d.topic() + "-" + d.partition() + "@" + d.offset() + " "
             + d.part() + " " + new String(d.value().orElseThrow()))).orElse(List.of())).groupBy(k -> k)
             .persistentAggregate("dead", TransactionalTableLayout.factory(
-                TableStates.builder(world.checkpoints, KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+                TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
         try (Pipeline p = b.build()) {
           p.runUntilIdle();
         }

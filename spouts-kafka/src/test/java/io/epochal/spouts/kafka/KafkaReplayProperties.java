@@ -141,7 +141,7 @@ class KafkaReplayProperties {
         } else {
           TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("worker-" + incarnation).build();
           b.checkpointStore(injector.wrap(checkpoints));
-          counts = TransactionalTableLayout.factory(TableStates.builder(checkpoints, KeyCodec.strings("word"),
+          counts = TransactionalTableLayout.factory(TableStates.builder(KeyCodec.strings("word"),
               Codecs.longs()).layer(injector.layer()));
         }
         GroupedStream<String, String> words = b.source(spout).flatMap(CountWorld::words).groupBy(w -> w);

@@ -97,7 +97,7 @@ class KafkaTwoTopicsTest {
     Stream<KafkaRecord<String, String>> clickStream = b.source(clickSpout);
     showStream.merge(clickStream).flatMap(CountWorld::words).groupBy(w -> w)
         .persistentAggregate("counts", TransactionalTableLayout.factory(
-            TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+            TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
     return b.build();
   }
 }

@@ -142,7 +142,7 @@ class TridentKafkaSpoutsTest {
             TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("worker-" + incarnation)
                 .build();
             b.checkpointStore(injector.wrap(checkpoints));
-            state = TransactionalTableLayout.factory(TableStates.builder(checkpoints, KeyCodec.strings("word"),
+            state = TransactionalTableLayout.factory(TableStates.builder(KeyCodec.strings("word"),
                 Codecs.longs()).layer(injector.layer()));
           }
           b.source(spout) // the wrapped spout is no longer EpochalTrident's, but its tuples keep their fields

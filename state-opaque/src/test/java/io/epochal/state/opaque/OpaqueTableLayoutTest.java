@@ -48,7 +48,7 @@ class OpaqueTableLayoutTest {
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     TableBackedStateFactory<MapState<String, Long>> f =
-        OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs());
+        OpaqueTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.OPAQUE, f.kind());
     MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     epochs.open(1);
@@ -77,7 +77,7 @@ class OpaqueTableLayoutTest {
     TableStore store = perKeyStore();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> map = OpaqueTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
     epochs.open(1);
     map.beginCommit(1);
@@ -99,7 +99,7 @@ class OpaqueTableLayoutTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = OpaqueTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> map = OpaqueTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), Codecs.longs().encode(1L), new byte[] {1}, 4L);
@@ -123,7 +123,7 @@ class OpaqueTableLayoutTest {
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = OpaqueTableLayout.factory(
-        TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyWhen(v -> v == 0L))
+        TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyWhen(v -> v == 0L))
         .makeState(epochs.context("counts", 0, 1));
     epochs.open(1);
     map.beginCommit(1);

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.state.Staging;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -8,7 +9,8 @@ import java.util.Optional;
  * The writes of one pipeline's current epoch, for state implementations that write tables of a
  * {@link TableCheckpointStore}'s store (the table-backed map states, Flow-style state clients): the staging of the
  * epoch the engine opened ({@code TableCheckpointStore.openEpoch}), found by a state as
- * {@code context.epoch().staging(EpochBuffer.class)}.
+ * {@code context.epoch().staging(EpochBuffer.class)} in a batch, and as {@code context.staging(EpochBuffer.class)}
+ * when the state is made (to open and claim its table on the pipeline's store).
  *
  * <p>Under {@link CommitProtocol#EPOCH} writes are buffered until {@link TableCheckpointStore#commit} writes them, with
  * the checkpoint, in one store transaction under the pipeline's lease; {@link TableCheckpointStore#abort} drops them.
@@ -20,16 +22,34 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
-public interface EpochBuffer {
+public interface EpochBuffer extends Staging {
 
   /** @return the pipeline whose epoch this is */
+  @Override
   String pipeline();
 
   /** @return the protocol in force */
   CommitProtocol protocol();
 
+  /** @return true under {@link CommitProtocol#EPOCH}: the rows commit with the checkpoint, in one store transaction */
+  @Override
+  default boolean atomic() {
+    return protocol() == CommitProtocol.EPOCH;
+  }
+
   /** @return the table store whose tables this buffer stages rows of */
   TableStore store();
+
+  /** @return the prefix of the tables the pipeline's states name ({@code <prefix><pipeline>/<state>}) */
+  String tablePrefix();
+
+  /**
+   * Claims table {@code path} for writing by {@code claimant} (e.g. {@code "state 'counts' of pipeline 'wc'"}) in
+   * the checkpoint store's one claim registry; claiming again with the same claimant is a no-op.
+   *
+   * @throws io.epochal.errors.TableClaimedTwiceException if another claimant holds the table
+   */
+  void claim(String path, String claimant);
 
   /**
    * Reads keys as this epoch sees them: a key written in the epoch's buffer reads as written (absent if deleted),

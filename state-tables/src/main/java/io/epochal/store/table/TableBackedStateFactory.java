@@ -1,12 +1,16 @@
 package io.epochal.store.table;
 
+import io.epochal.state.Staging;
 import io.epochal.state.State;
 import io.epochal.state.StateFactory;
+import java.util.Optional;
 
 /**
- * A {@link StateFactory} whose states write the tables of a {@link TableCheckpointStore}'s store through its
- * {@link EpochBuffer}. {@link TableCheckpointStore#commitsAtomicallyWith} returns true exactly for such factories
- * bound to that same checkpoint store when it runs the {@link CommitProtocol#EPOCH} protocol.
+ * A {@link StateFactory} whose states write tables of the pipeline's table store through the epoch's
+ * {@link EpochBuffer}: they need that staging ({@link #staging()}), which a {@link TableCheckpointStore} offers. The
+ * states are made against the pipeline's checkpoint store (found through the state context, never passed to the
+ * factory); their writes commit atomically with the epoch exactly when the buffer is
+ * {@linkplain EpochBuffer#atomic() atomic} ({@link CommitProtocol#EPOCH}).
  *
  * <p>Implementations are immutable and thread-safe, like any state factory.
  *
@@ -15,12 +19,9 @@ import io.epochal.state.StateFactory;
  */
 public interface TableBackedStateFactory<S extends State> extends StateFactory<S> {
 
-  /** @return the checkpoint store whose epoch buffer the states write to */
-  TableCheckpointStore checkpointStore();
-
-  /** True under the epoch protocol: the rows are buffered until this factory's checkpoint store commits them. */
+  /** @return {@code EpochBuffer}: the states stage their rows in the epoch's buffer */
   @Override
-  default boolean requiresAtomicCommit() {
-    return checkpointStore().protocol() == CommitProtocol.EPOCH;
+  default Optional<Class<? extends Staging>> staging() {
+    return Optional.of(EpochBuffer.class);
   }
 }

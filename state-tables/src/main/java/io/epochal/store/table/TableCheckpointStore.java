@@ -1,7 +1,6 @@
 package io.epochal.store.table;
 
 import io.epochal.spout.BatchAttempt;
-import io.epochal.state.StateFactory;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointEpoch;
 import io.epochal.store.CheckpointStore;
@@ -12,8 +11,9 @@ import java.util.UUID;
 
 /**
  * A {@link CheckpointStore} in a table of a {@link TableStore}, and the epoch context that table-backed states share:
- * pass it to the pipeline builder and to the state factories ({@link TableStates}, {@code TransactionalTableLayout},
- * {@code OpaqueTableLayout}, Flow state clients) of the same pipeline.
+ * pass it to the pipeline builder; the pipeline's table states ({@link TableStates}, {@code TransactionalTableLayout},
+ * {@code OpaqueTableLayout}) find it through the staging it offers ({@link #staging}: the pipeline's
+ * {@link EpochBuffer}), never by being handed it.
  *
  * <p><b>Checkpoint table.</b> {@code <prefix>__epochal_checkpoints}, rows
  * {@code (hash, pipeline) -> committed_txid int64, metadata bytes, pending bytes}: the last committed txid with its
@@ -30,12 +30,12 @@ import java.util.UUID;
  *   <li>{@link CommitProtocol#EPOCH} on a store with atomic multi-table commit: the states write into the pipeline's
  *       {@link EpochBuffer} (their reads see it first); {@link #commit} writes every buffered row of every state and
  *       the checkpoint row in ONE store transaction under the pipeline's lease; {@link #abort} drops the buffer. A
- *       failed attempt therefore leaves nothing visible, and {@link #commitsAtomicallyWith} is true for the factories
- *       bound to this checkpoint store: any replayable spout is exactly-once with a txid-carrying state, even an
+ *       failed attempt therefore leaves nothing visible, and the staging is {@linkplain EpochBuffer#atomic() atomic}
+ *       for the states that stage in it: any replayable spout is exactly-once with a txid-carrying state, even an
  *       opaque spout with a {@code TransactionalMap}.</li>
  *   <li>{@link CommitProtocol#PER_KEY} otherwise: every state write is its own store transaction under the lease
  *       (Trident's per-key protocol: the txids in the cells make replays idempotent), and {@link #commit} writes the
- *       checkpoint row on its own after all states of the batch. {@link #commitsAtomicallyWith} is false.</li>
+ *       checkpoint row on its own after all states of the batch. The staging is not atomic.</li>
  * </ul>
  *
  * <p><b>Leases and fencing.</b> The first use of a pipeline name ({@link #load}, normally when a pipeline is built)
@@ -196,13 +196,17 @@ public final class TableCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * @return true exactly when {@code factory} is a {@link TableBackedStateFactory} bound to this checkpoint store and
-   *     the protocol is {@link CommitProtocol#EPOCH}
+   * {@inheritDoc} A table checkpoint store offers {@link EpochBuffer} (and its super-types): atomic under
+   * {@link CommitProtocol#EPOCH}; before any batch it reads committed rows and refuses writes (writes go to the
+   * epoch's buffer). Does not take the pipeline's lease: a state made only to read fences no writer.
    */
   @Override
-  public boolean commitsAtomicallyWith(StateFactory<?> factory) {
-    return epochs.protocol() == CommitProtocol.EPOCH && factory instanceof TableBackedStateFactory<?> t
-        && t.checkpointStore() == this;
+  public <T> Optional<T> staging(String pipeline, Class<T> type) {
+    Objects.requireNonNull(pipeline, "pipeline");
+    if (!Objects.requireNonNull(type, "type").isAssignableFrom(EpochBuffer.class)) {
+      return Optional.empty();
+    }
+    return Optional.of(type.cast(epochs.staging(pipeline)));
   }
 
   @Override
@@ -213,11 +217,6 @@ public final class TableCheckpointStore implements CheckpointStore {
   @Override
   public String toString() {
     return describe();
-  }
-
-  /** The internal epoch machinery, for the table-backed states of this package. */
-  Epochs epochs() {
-    return epochs;
   }
 
   /**

@@ -6,7 +6,6 @@ import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.NonTransactionalMap;
 import io.epochal.state.StateKind;
-import io.epochal.store.table.internal.PlainLayout;
 import io.epochal.store.table.internal.TableMapFactory;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,13 +13,16 @@ import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 /**
- * Map states stored in the tables of a {@link TableCheckpointStore}'s store: the entry point of table-backed state.
+ * Map states stored in the tables of the pipeline's table store: the entry point of table-backed state. The factory
+ * is not bound to a store: each state opens and claims its table on the store of the pipeline's
+ * {@link TableCheckpointStore}, found through the staging it offers ({@link EpochBuffer}); a pipeline whose checkpoint
+ * store offers none is refused when built, with {@link io.epochal.errors.StagingUnavailableException}.
  *
  * <pre>{@code
  * TableStore store = TableStores.inMemory();
  * TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
  * var counts = TransactionalTableLayout.factory(
- *     TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs()).emptyValue(0L));
+ *     TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyValue(0L));
  * Pipeline p = Pipeline.newBuilder("wc").checkpointStore(checkpoints)...
  *     .persistentAggregate("counts", counts, Aggregators.count())...
  * }</pre>
@@ -52,25 +54,24 @@ public final class TableStates {
    *
    * @throws NullPointerException if an argument is null
    */
-  public static <K, V> Builder<K, V> builder(TableCheckpointStore checkpoints, KeyCodec<K> keys, Codec<V> values) {
-    return new Builder<>(checkpoints, keys, values);
+  public static <K, V> Builder<K, V> builder(KeyCodec<K> keys, Codec<V> values) {
+    return new Builder<>(keys, values);
   }
 
   /**
    * Starts a table-backed map state with values encoded by Kryo ({@link Codecs#kryo(Class...)} with the common JDK
    * types pre-registered; pass a codec to register your own classes).
    */
-  public static <K, V> Builder<K, V> builder(TableCheckpointStore checkpoints, KeyCodec<K> keys) {
-    return new Builder<>(checkpoints, keys, Codecs.kryo());
+  public static <K, V> Builder<K, V> builder(KeyCodec<K> keys) {
+    return new Builder<>(keys, Codecs.kryo());
   }
 
   /**
    * A non-transactional map over rows {@code (hash, key…, value)}: a replayed batch is applied again under the per-key
-   * protocol. Shorthand for {@code builder(checkpoints, keys, values).nonTransactional()}.
+   * protocol. Shorthand for {@code builder(keys, values).nonTransactional()}.
    */
-  public static <K, V> TableBackedStateFactory<MapState<K, V>> nonTransactional(TableCheckpointStore checkpoints,
-      KeyCodec<K> keys, Codec<V> values) {
-    return builder(checkpoints, keys, values).nonTransactional();
+  public static <K, V> TableBackedStateFactory<MapState<K, V>> nonTransactional(KeyCodec<K> keys, Codec<V> values) {
+    return builder(keys, values).nonTransactional();
   }
 
   /**
@@ -83,15 +84,13 @@ public final class TableStates {
    * @since 0.1.0
    */
   public static final class Builder<K, V> {
-    private final TableCheckpointStore checkpoints;
     private final KeyCodec<K> keys;
     private final Codec<V> values;
     private String table;
     private Predicate<? super V> emptiness;
     private BackingMapLayer layer;
 
-    private Builder(TableCheckpointStore checkpoints, KeyCodec<K> keys, Codec<V> values) {
-      this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+    private Builder(KeyCodec<K> keys, Codec<V> values) {
       this.keys = Objects.requireNonNull(keys, "keys");
       this.values = Objects.requireNonNull(values, "values");
     }
@@ -134,11 +133,6 @@ public final class TableStates {
       return this;
     }
 
-    /** @return the checkpoint store the state is bound to */
-    public TableCheckpointStore checkpointStore() {
-      return checkpoints;
-    }
-
     /** @return the key mapping */
     public KeyCodec<K> keyCodec() {
       return keys;
@@ -156,7 +150,7 @@ public final class TableStates {
 
     /** @return a factory of non-transactional maps over rows {@code (hash, key…, value)} */
     public TableBackedStateFactory<MapState<K, V>> nonTransactional() {
-      return build(StateKind.NON_TRANSACTIONAL, new PlainLayout<>(values, emptiness()),
+      return build(StateKind.NON_TRANSACTIONAL, CellLayout.plain(values, emptiness()),
           (backing, path) -> NonTransactionalMap.over(backing), "NonTransactionalMap");
     }
 
@@ -175,8 +169,7 @@ public final class TableStates {
       BackingMapLayer l = layer;
       BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> layered = l == null ? rule
           : (backing, path) -> rule.apply(l.wrap(backing), path);
-      return new TableMapFactory<>(checkpoints, checkpoints.epochs(), kind, keys, values.id(), layout, layered,
-          ruleName, Optional.ofNullable(table));
+      return new TableMapFactory<>(kind, keys, values.id(), layout, layered, ruleName, Optional.ofNullable(table));
     }
 
     private static void requireUnset(Object current, String option) {

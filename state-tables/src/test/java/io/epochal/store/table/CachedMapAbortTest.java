@@ -86,7 +86,7 @@ class CachedMapAbortTest {
         .retryPolicy(RetryPolicy.immediate(3)).sleeper(d -> { });
     Stream<String> words = b.source(new Words());
     MapStateRef<String, Long> counts = words.groupBy(w -> w).persistentAggregate("counts",
-        TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs()).layer(cached).nonTransactional(),
+        TableStates.builder(KeyCodec.strings(), Codecs.longs()).layer(cached).nonTransactional(),
         Aggregators.count());
     FailOnce failOnce = new FailOnce();
     words.partitionPersist("fail-once", new StateFactory<FailOnce>() {

@@ -13,7 +13,9 @@ import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.NonTransactionalMap;
+import io.epochal.state.Staging;
 import io.epochal.store.Checkpoint;
+import io.epochal.store.InMemoryCheckpointStore;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -80,18 +82,22 @@ class TableCheckpointStoreTest {
   }
 
   @Test
-  void shouldCommitAtomicallyOnlyWithFactoriesBoundToItselfOnTheEpochProtocol() {
+  void atomicityIsACapabilityTheStagingATableStateNeedsIsAtomicOnlyOnTheEpochProtocol() {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
-    TableCheckpointStore other = TableCheckpointStore.on(store);
-    TableBackedStateFactory<MapState<String, Long>> bound =
-        TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs());
-    assertTrue(cps.commitsAtomicallyWith(bound));
-    assertFalse(other.commitsAtomicallyWith(bound), "a factory bound to another checkpoint store");
-    assertFalse(cps.commitsAtomicallyWith(NonTransactionalMap.factory(new InMemoryBackingMap<String, Long>())));
+    TableBackedStateFactory<MapState<String, Long>> table =
+        TableStates.nonTransactional(KeyCodec.strings(), Codecs.longs());
+    assertEquals(Optional.of(EpochBuffer.class), table.staging(), "a table state stages in the epoch's buffer");
+    assertEquals(Optional.empty(), NonTransactionalMap.factory(new InMemoryBackingMap<String, Long>()).staging());
+    EpochBuffer buffer = cps.staging("p", EpochBuffer.class).orElseThrow();
+    assertTrue(buffer.atomic());
+    assertEquals("p", buffer.pipeline());
+    assertTrue(buffer.store() == store);
+    assertEquals("p", cps.staging("p", Staging.class).orElseThrow().pipeline(), "offered by its super-type too");
+    assertEquals(Optional.empty(), cps.staging("p", String.class), "nothing of another type");
     TableCheckpointStore perKey = TableCheckpointStore.builder(store).protocol(CommitProtocol.PER_KEY).build();
-    assertFalse(perKey.commitsAtomicallyWith(TableStates.nonTransactional(perKey, KeyCodec.strings(),
-        Codecs.longs())));
+    assertFalse(perKey.staging("p", EpochBuffer.class).orElseThrow().atomic(), "the per-key protocol writes through");
+    assertEquals(Optional.empty(), new InMemoryCheckpointStore().staging("p", EpochBuffer.class));
   }
 
   @Test

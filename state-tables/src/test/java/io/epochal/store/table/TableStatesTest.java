@@ -43,7 +43,7 @@ class TableStatesTest {
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "wc");
     TableBackedStateFactory<MapState<String, Long>> f =
-        TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs());
+        TableStates.nonTransactional(KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.NON_TRANSACTIONAL, f.kind());
     MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     cps.load("wc");
@@ -70,7 +70,7 @@ class TableStatesTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L)
+    MapState<String, Long> map = TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyValue(0L)
         .nonTransactional().makeState(epochs.context("s", 0, 1));
     epochs.open(1);
     map.beginCommit(1);
@@ -91,7 +91,7 @@ class TableStatesTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> map = TableStates.nonTransactional(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("s", 0, 1));
     Table t = store.findTable("p/s").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), (Object) new byte[] {1, 2, 3});
@@ -117,21 +117,21 @@ class TableStatesTest {
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     StateContext ctx = epochs.context("s", 0, 1);
-    TableStates.nonTransactional(cps, KeyCodec.strings(), Codecs.longs()).makeState(ctx);
+    TableStates.nonTransactional(KeyCodec.strings(), Codecs.longs()).makeState(ctx);
     TableCheckpointStore restarted = TableCheckpointStore.on(store);
     SchemaMismatchException codec = assertThrows(SchemaMismatchException.class,
-        () -> TableStates.nonTransactional(restarted, KeyCodec.strings(), Codecs.<Long>kryo()).makeState(ctx));
+        () -> TableStates.nonTransactional(KeyCodec.strings(), Codecs.<Long>kryo()).makeState(ctx));
     assertTrue(codec.getMessage().contains("kryo:v1") && codec.getMessage().contains("long-be:v1"),
         codec.getMessage());
     assertThrows(SchemaMismatchException.class,
-        () -> TableStates.nonTransactional(restarted, KeyCodec.strings("word"), Codecs.longs()).makeState(ctx));
+        () -> TableStates.nonTransactional(KeyCodec.strings("word"), Codecs.longs()).makeState(ctx));
   }
 
   @Test
   void shouldRefuseTwoStatesWritingOneTable() {
     TableCheckpointStore cps = TableCheckpointStore.on(TableStores.inMemory());
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    TableBackedStateFactory<MapState<String, Long>> f = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs())
+    TableBackedStateFactory<MapState<String, Long>> f = TableStates.builder(KeyCodec.strings(), Codecs.longs())
         .table("shared").nonTransactional();
     f.makeState(epochs.context("first", 0, 2));
     f.makeState(epochs.context("first", 1, 2));
@@ -146,7 +146,7 @@ class TableStatesTest {
     TableStore store = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<Long, String> map = TableStates.nonTransactional(cps, KeyCodec.longs(), Codecs.strings())
+    MapState<Long, String> map = TableStates.nonTransactional(KeyCodec.longs(), Codecs.strings())
         .makeState(epochs.context("s", 0, 1));
     epochs.open(1);
     map.beginCommit(1);
@@ -165,7 +165,7 @@ class TableStatesTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<Pair, Long> map = TableStates.nonTransactional(cps, pairs, Codecs.longs())
+    MapState<Pair, Long> map = TableStates.nonTransactional(pairs, Codecs.longs())
         .makeState(epochs.context("s", 0, 1));
     epochs.open(1);
     map.beginCommit(1);
@@ -210,7 +210,7 @@ class TableStatesTest {
         };
       }
     };
-    MapState<String, Long> map = TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).layer(counting)
+    MapState<String, Long> map = TableStates.builder(KeyCodec.strings(), Codecs.longs()).layer(counting)
         .nonTransactional().makeState(epochs.context("s", 0, 1));
     epochs.open(1);
     map.beginCommit(1);

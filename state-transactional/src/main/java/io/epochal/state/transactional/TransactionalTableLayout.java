@@ -9,7 +9,6 @@ import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableBackedStateFactory;
-import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import java.util.List;
 import java.util.Objects;
@@ -23,7 +22,7 @@ import java.util.function.Predicate;
  *
  * <pre>{@code
  * StateFactory<MapState<String, Long>> counts = TransactionalTableLayout.factory(
- *     TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs()).emptyValue(0L));
+ *     TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyValue(0L));
  * }</pre>
  *
  * <p>Under the epoch protocol ({@link io.epochal.store.table.CommitProtocol#EPOCH}) the rows of a batch are committed
@@ -69,10 +68,10 @@ public final class TransactionalTableLayout<V> implements CellLayout<Transaction
         (backing, table) -> TransactionalMap.over(backing, table), "TransactionalMap");
   }
 
-  /** Shorthand for {@code factory(TableStates.builder(checkpoints, keys, values))}. */
-  public static <K, V> TableBackedStateFactory<MapState<K, V>> factory(TableCheckpointStore checkpoints,
-      KeyCodec<K> keys, Codec<V> values) {
-    return factory(TableStates.builder(checkpoints, keys, values));
+  /** Shorthand for {@code factory(TableStates.builder(keys, values))}. */
+  public static <K, V> TableBackedStateFactory<MapState<K, V>> factory(KeyCodec<K> keys,
+      Codec<V> values) {
+    return factory(TableStates.builder(keys, values));
   }
 
   @Override

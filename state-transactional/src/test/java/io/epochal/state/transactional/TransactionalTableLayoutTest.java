@@ -14,6 +14,7 @@ import io.epochal.state.ValueUpdater;
 import io.epochal.store.ManualEpochs;
 import io.epochal.store.table.Column;
 import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
@@ -25,6 +26,7 @@ import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class TransactionalTableLayoutTest {
@@ -57,9 +59,10 @@ class TransactionalTableLayoutTest {
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     TableBackedStateFactory<MapState<String, Long>> f =
-        TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs());
+        TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.TRANSACTIONAL, f.kind());
-    assertTrue(cps.commitsAtomicallyWith(f));
+    assertEquals(Optional.of(EpochBuffer.class), f.staging());
+    assertTrue(cps.staging("p", EpochBuffer.class).orElseThrow().atomic());
     MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     cps.load("p");
     epochs.open(1);
@@ -80,7 +83,7 @@ class TransactionalTableLayoutTest {
     TableStore store = perKeyStore();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> first = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> first = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
     epochs.open(1);
     first.beginCommit(1);
@@ -89,7 +92,7 @@ class TransactionalTableLayoutTest {
     TableCheckpointStore restarted = TableCheckpointStore.on(store);
     ManualEpochs replays = new ManualEpochs(restarted, "p");
     MapState<String, Long> replay = TransactionalTableLayout
-        .factory(restarted, KeyCodec.strings(), Codecs.longs()).makeState(replays.context("counts", 0, 1));
+        .factory(KeyCodec.strings(), Codecs.longs()).makeState(replays.context("counts", 0, 1));
     replays.open(1);
     replay.beginCommit(1);
     assertEquals(Map.of("a", 1L), replay.multiUpdate(1, Map.of("a", plus(1))), "txid 1 is already in the row");
@@ -104,7 +107,7 @@ class TransactionalTableLayoutTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> map = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
     epochs.open(1);
     map.beginCommit(1);
@@ -124,7 +127,7 @@ class TransactionalTableLayoutTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> map = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), new byte[] {1, 2, 3}, 7L);
@@ -145,7 +148,7 @@ class TransactionalTableLayoutTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = TransactionalTableLayout.factory(cps, KeyCodec.strings(), Codecs.longs())
+    MapState<String, Long> map = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     put(store, Row.of(t.schema().key("a"), Codecs.longs().encode(4L), 9L));
@@ -162,7 +165,7 @@ class TransactionalTableLayoutTest {
       TableCheckpointStore cps = TableCheckpointStore.on(store);
       ManualEpochs epochs = new ManualEpochs(cps, "p");
       MapState<String, Long> map = TransactionalTableLayout.factory(
-          TableStates.builder(cps, KeyCodec.strings(), Codecs.longs()).emptyValue(0L))
+          TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyValue(0L))
           .makeState(epochs.context("counts", 0, 1));
       epochs.open(1);
       map.beginCommit(1);

@@ -40,7 +40,7 @@ final class WordCountRun {
   static void run(Path dir, long sentences) {
     try (RocksDbTableStore store = RocksDbTableStore.builder(dir).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("word-count-run").build();
-      var counts = TransactionalTableLayout.factory(TableStates.builder(checkpoints, KeyCodec.strings("word"),
+      var counts = TransactionalTableLayout.factory(TableStates.builder(KeyCodec.strings("word"),
           Codecs.longs()));
       var builder = Pipeline.newBuilder(PIPELINE).partitions(2)
           .retryPolicy(new RetryPolicy(2, Duration.ofMillis(1), Duration.ofMillis(2)))

@@ -65,8 +65,7 @@ class YtQueueConsumerAtomicityTest {
     PipelineBuilder b = Pipeline.newBuilder(name).checkpointStore(checkpoints)
         .retryPolicy(new RetryPolicy(maxAttempts, Duration.ZERO, Duration.ZERO));
     b.source(YtQueueSpouts.transactional(cfg)).flatMap(s -> Arrays.asList(s.split(" "))).groupBy(x -> x)
-        .persistentAggregate("counts", TransactionalTableLayout.factory(TableStates.builder(checkpoints,
-            KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+        .persistentAggregate("counts", TransactionalTableLayout.factory(TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
     return b.build();
   }
 

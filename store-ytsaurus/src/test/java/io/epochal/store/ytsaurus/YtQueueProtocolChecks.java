@@ -19,9 +19,9 @@ import io.epochal.store.table.TableStates;
 import io.epochal.store.ytsaurus.internal.QueueReader;
 import io.epochal.store.ytsaurus.internal.YtCommand;
 import io.epochal.store.ytsaurus.internal.YtCypress;
-import io.epochal.store.ytsaurus.internal.YtHttpClient;
 import io.epochal.store.ytsaurus.internal.YtHttpClient.Call;
 import io.epochal.store.ytsaurus.internal.YtHttpClient.Phase;
+import io.epochal.store.ytsaurus.internal.YtHttpClient;
 import io.epochal.store.ytsaurus.internal.YtJson;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -280,8 +280,7 @@ abstract class YtQueueProtocolChecks {
       token().ifPresent(cfg::token);
       PipelineBuilder b = Pipeline.newBuilder("live-wc").checkpointStore(checkpoints);
       b.source(YtQueueSpouts.transactional(cfg.build())).flatMap(s -> Arrays.asList(s.split(" "))).groupBy(x -> x)
-          .persistentAggregate("counts", TransactionalTableLayout.factory(TableStates.builder(checkpoints,
-              KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+          .persistentAggregate("counts", TransactionalTableLayout.factory(TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
       try (Pipeline p = b.build()) {
         p.runUntilIdle();
       }

@@ -129,8 +129,7 @@ class YtQueueReplayProperties {
             .retryPolicy(new RetryPolicy(20, Duration.ZERO, Duration.ZERO));
         GroupedStream<String, String> words = b.source(spout).flatMap(s -> Arrays.asList(s.split(" ")))
             .groupBy(x -> x);
-        words.persistentAggregate("counts", TransactionalTableLayout.factory(TableStates.builder(checkpoints,
-            KeyCodec.strings("word"), Codecs.longs()).layer(injector.layer())), Aggregators.count());
+        words.persistentAggregate("counts", TransactionalTableLayout.factory(TableStates.builder(KeyCodec.strings("word"), Codecs.longs()).layer(injector.layer())), Aggregators.count());
         return b.build();
       }, 20);
       YtTableStore last = stores.get(stores.size() - 1);

@@ -71,7 +71,7 @@ class YtQueueSpoutsTest {
     tweak.accept(b);
     GroupedStream<String, String> words = b.source(spout).flatMap(s -> Arrays.asList(s.split(" "))).groupBy(x -> x);
     words.persistentAggregate("counts", TransactionalTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
     return b.build();
   }
 

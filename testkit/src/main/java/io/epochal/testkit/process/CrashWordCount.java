@@ -116,8 +116,8 @@ public final class CrashWordCount {
     TableCheckpointStore checkpoints = TableCheckpointStore.builder(store)
         .owner("wordcount-pid-" + ProcessHandle.current().pid()).protocol(protocol).build();
     var transactional = TransactionalTableLayout.factory(
-        TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()));
-    var opaque = OpaqueTableLayout.factory(TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs()));
+        TableStates.builder(KeyCodec.strings("word"), Codecs.longs()));
+    var opaque = OpaqueTableLayout.factory(TableStates.builder(KeyCodec.strings("word"), Codecs.longs()));
     PipelineBuilder builder = Pipeline.newBuilder(PIPELINE)
         .partitions(4)
         .threads(2)

@@ -22,7 +22,6 @@ import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.spouts.ListSpout;
 import io.epochal.state.MapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.store.table.ColumnType;
@@ -1224,7 +1223,7 @@ public abstract class TableStoreContract {
   /** A word count over {@link #SENTENCES}, one sentence per batch, one partition, 3 immediate attempts per batch. */
   private Pipeline wordCount(TableCheckpointStore checkpoints, String name) {
     TableBackedStateFactory<MapState<String, Long>> counts =
-        TransactionalTableLayout.factory(checkpoints, KeyCodec.strings(), Codecs.longs());
+        TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     PipelineBuilder builder = Pipeline.newBuilder(name).partitions(1).retryPolicy(RetryPolicy.immediate(3))
         .sleeper(d -> { }).checkpointStore(checkpoints);
     builder.source(ListSpout.of("sentences", SENTENCES, 1))
@@ -1270,8 +1269,9 @@ public abstract class TableStoreContract {
       assertEquals(SENTENCES.size(), p.lastCommittedTxid());
     }
     StateFactory<MapState<String, Long>> reader =
-        TransactionalTableLayout.factory(checkpoints(store, "contract-reader"), KeyCodec.strings(), Codecs.longs());
-    MapState<String, Long> state = reader.makeState(new StateContext(name, "counts", 0, 1));
+        TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs());
+    MapState<String, Long> state = reader.makeState(
+        new io.epochal.store.ManualEpochs(checkpoints, name).context("counts", 0, 1));
     try {
       assertEquals(COUNTS, state.multiGet(SENTENCES.size() + 1, COUNTS.keySet()),
           "the counts after the failed reads and a resume must be exact");

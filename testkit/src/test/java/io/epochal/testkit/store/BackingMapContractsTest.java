@@ -88,7 +88,7 @@ class BackingMapContractsTest {
       };
       checkpoints.load("contract");
       io.epochal.store.ManualEpochs epochs = new io.epochal.store.ManualEpochs(checkpoints, "contract");
-      MapState<String, Long> state = TableStates.builder(checkpoints, KeyCodec.strings(), Codecs.longs())
+      MapState<String, Long> state = TableStates.builder(KeyCodec.strings(), Codecs.longs())
           .layer(capture).nonTransactional().makeState(epochs.context("cells", 0, 1));
       epochs.open(1); // table states are written inside the engine's epoch; the contract runs in batch 1's
       state.beginCommit(1);

@@ -8,6 +8,7 @@ import io.epochal.store.Checkpoint;
 import io.epochal.store.OutboxEntry;
 import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.CommitProtocol;
+import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
@@ -111,6 +112,11 @@ public final class Epochs {
       LOG.info("pipeline '{}' on {}: {} commit protocol, {}", p, store.describe(), protocol, e.lease());
       return e;
     });
+  }
+
+  /** What the epochs of {@code pipeline} offer before any batch, without taking its lease. */
+  public EpochBuffer staging(String pipeline) {
+    return new PipelineStaging(this, pipeline);
   }
 
   /**

@@ -66,6 +66,16 @@ public final class PipelineEpoch implements EpochBuffer {
     return epochs.store();
   }
 
+  @Override
+  public String tablePrefix() {
+    return epochs.tablePrefix();
+  }
+
+  @Override
+  public void claim(String path, String claimant) {
+    epochs.claim(Objects.requireNonNull(path, "path"), Objects.requireNonNull(claimant, "claimant"));
+  }
+
   /** @return the lease this pipeline writes under */
   public Lease lease() {
     return lease;

@@ -1,15 +1,16 @@
 package io.epochal.store.table.internal;
 
+import io.epochal.errors.StagingUnavailableException;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.Column;
+import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableBackedStateFactory;
-import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableSchema;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,8 +26,6 @@ import java.util.function.BiFunction;
  * @param <C> the stored cell type
  */
 public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<MapState<K, V>> {
-  private final TableCheckpointStore checkpoints;
-  private final Epochs epochs;
   private final StateKind kind;
   private final KeyCodec<K> keys;
   private final String codecId;
@@ -35,11 +34,9 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
   private final String ruleName;
   private final Optional<String> explicitPath;
 
-  public TableMapFactory(TableCheckpointStore checkpoints, Epochs epochs, StateKind kind, KeyCodec<K> keys,
-      String codecId, CellLayout<C> layout, BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule,
-      String ruleName, Optional<String> explicitPath) {
-    this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
-    this.epochs = Objects.requireNonNull(epochs, "epochs");
+  public TableMapFactory(StateKind kind, KeyCodec<K> keys, String codecId, CellLayout<C> layout,
+      BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule, String ruleName,
+      Optional<String> explicitPath) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.keys = Objects.requireNonNull(keys, "keys");
     this.codecId = Objects.requireNonNull(codecId, "codecId");
@@ -49,9 +46,9 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
     this.explicitPath = Objects.requireNonNull(explicitPath, "explicitPath");
   }
 
-  /** The table path of state {@code stateName} of {@code pipeline}. */
-  public String tablePath(String pipeline, String stateName) {
-    return explicitPath.orElseGet(() -> epochs.tablePrefix() + pipeline + "/" + stateName);
+  /** The table path of state {@code stateName} of {@code pipeline}, whose tables are named with {@code prefix}. */
+  public String tablePath(String prefix, String pipeline, String stateName) {
+    return explicitPath.orElseGet(() -> prefix + pipeline + "/" + stateName);
   }
 
   /** The schema of the state's table. */
@@ -71,14 +68,19 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
    * @throws io.epochal.errors.SchemaMismatchException if the table exists with another schema, key mapping, layout or
    *     codec
    * @throws io.epochal.errors.TableClaimedTwiceException if another state claims the same table
+   * @throws StagingUnavailableException if the pipeline's checkpoint store offers no {@link EpochBuffer} (it is not a
+   *     table checkpoint store)
    */
   @Override
   public MapState<K, V> makeState(StateContext context) {
     Objects.requireNonNull(context, "context");
-    String path = tablePath(context.pipeline(), context.stateName());
-    epochs.claim(path, "state '" + context.stateName() + "' of pipeline '" + context.pipeline() + "'");
-    Table table = epochs.store().openTable(schema(path));
-    TableBackingMap<K, C> backing = new TableBackingMap<>(epochs.store(), epochs.protocol(), context, table, keys,
+    EpochBuffer staging = context.staging(EpochBuffer.class).orElseThrow(() -> new StagingUnavailableException(
+        context.pipeline(), explicitPath.orElse(context.stateName()), EpochBuffer.class.getSimpleName(),
+        "not a table checkpoint store, or no pipeline's"));
+    String path = tablePath(staging.tablePrefix(), context.pipeline(), context.stateName());
+    staging.claim(path, "state '" + context.stateName() + "' of pipeline '" + context.pipeline() + "'");
+    Table table = staging.store().openTable(schema(path));
+    TableBackingMap<K, C> backing = new TableBackingMap<>(staging.store(), staging.protocol(), context, table, keys,
         layout);
     return Objects.requireNonNull(rule.apply(backing, path), "the state rule returned null");
   }
@@ -89,15 +91,9 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
   }
 
   @Override
-  public TableCheckpointStore checkpointStore() {
-    return checkpoints;
-  }
-
-  @Override
   public String describe() {
-    return ruleName + " over table " + explicitPath.orElse(epochs.tablePrefix() + "<pipeline>/<state>") + " ("
-        + layout.id() + ", key " + keys.id() + ", codec " + codecId + ") on " + epochs.store().describe() + ", "
-        + epochs.protocol() + " protocol";
+    return ruleName + " over table " + explicitPath.orElse("<prefix><pipeline>/<state>") + " (" + layout.id()
+        + ", key " + keys.id() + ", codec " + codecId + ") of the pipeline's table store";
   }
 
   @Override
