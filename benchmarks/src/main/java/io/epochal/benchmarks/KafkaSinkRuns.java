@@ -125,7 +125,7 @@ public final class KafkaSinkRuns {
     try (RocksDbTableStore store = RocksDbTableStore.builder(ctx.work().resolve("rocksdb")).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       TableStates.Builder<String, Long> states =
-          TableStates.builder(checkpoints, KeyCodec.strings("word"), Codecs.longs());
+          TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
       PipelineBuilder b = Pipeline.newBuilder(EpochalRuns.PIPELINE).partitions(ctx.partitions())
           .threads(ctx.threads()).maxBatchesInFlight(ctx.inFlight()).checkpointStore(checkpoints)
           .listener(new PipelineListener() {

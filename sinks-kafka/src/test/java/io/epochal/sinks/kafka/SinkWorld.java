@@ -60,7 +60,7 @@ final class SinkWorld {
       Consumer<PipelineBuilder> tweak) {
     PipelineBuilder b = Pipeline.newBuilder(name).checkpointStore(checkpoints);
     tweak.accept(b);
-    TableStates.Builder<String, Long> states = TableStates.builder(tables, KeyCodec.strings("word"), Codecs.longs());
+    TableStates.Builder<String, Long> states = TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
     b.source(spout).flatMap(s -> Arrays.asList(s.split(" "))).groupBy(w -> w)
         .persistentAggregate("counts", TransactionalTableLayout.factory(layer == null ? states : states.layer(layer)),
             Aggregators.count())
