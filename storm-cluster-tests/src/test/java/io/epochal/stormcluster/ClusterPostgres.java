@@ -83,6 +83,20 @@ final class ClusterPostgres implements AutoCloseable {
     return out;
   }
 
+  /** The lease rows of the store ({@code name -> "generation owner"}), read over JDBC. */
+  Map<String, String> leases() throws java.sql.SQLException {
+    Map<String, String> out = new TreeMap<>();
+    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+        Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT name, generation, owner FROM " + SCHEMA
+            + ".epochal_leases")) {
+      while (rs.next()) {
+        out.put(rs.getString(1), rs.getLong(2) + " " + rs.getString(3));
+      }
+    }
+    return out;
+  }
+
   @Override
   public void close() throws IOException {
     if (reader != null) {

@@ -250,6 +250,50 @@ final class StormCluster implements AutoCloseable {
     }
   }
 
+  /** The PID of daemon {@code name}. */
+  long pid(String name) {
+    return daemons.get(name).pid();
+  }
+
+  /** The slot port of worker {@code pid} (its command line: ... Worker topology supervisor supPort port id). */
+  static int workerPort(long pid) throws IOException {
+    String[] args = new String(Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline")),
+        java.nio.charset.StandardCharsets.UTF_8).split("\0");
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("org.apache.storm.daemon.worker.Worker")) {
+        return Integer.parseInt(args[i + 4]);
+      }
+    }
+    throw new IllegalStateException("process " + pid + " is not a Storm worker");
+  }
+
+  /** The supervisor whose local dir recorded worker {@code pid}. */
+  String supervisorOf(long pid) {
+    for (String s : List.of("supervisor1", "supervisor2")) {
+      if (workerPids(s).contains(pid)) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("no supervisor recorded worker " + pid);
+  }
+
+  /** The text of every worker log under {@code logs/workers-artifacts} for slot {@code port}. */
+  String workerLogs(int port) throws IOException {
+    StringBuilder b = new StringBuilder();
+    Path root = home.resolve("logs/workers-artifacts");
+    if (!Files.isDirectory(root)) {
+      return "";
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f) && f.getParent().getFileName().toString().equals(String.valueOf(port))) {
+          b.append(Files.readString(f));
+        }
+      }
+    }
+    return b.toString();
+  }
+
   static void kill(long pid, boolean force) {
     ProcessHandle.of(pid).ifPresent(h -> {
       if (force) {
