@@ -45,7 +45,7 @@ final class StormCluster implements AutoCloseable {
     this.built = Path.of(System.getProperty("epochal.storm.home", "target/storm-home")).toAbsolutePath();
     for (String lib : List.of("lib", "lib-worker", "extlib")) {
       if (!Files.isDirectory(built.resolve(lib))) {
-        throw new IllegalStateException("no " + built.resolve(lib) + ": run through Maven (process-test-classes)");
+        throw new IllegalStateException("no " + built.resolve(lib) + ": run through Maven (mvn verify: pre-integration-test assembles it)");
       }
       Files.createSymbolicLink(home.resolve(lib), built.resolve(lib));
     }
