@@ -32,7 +32,7 @@ final class TridentJson {
   static Object parse(byte[] bytes, String what) {
     try {
       return MAPPER.readValue(bytes, Object.class);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) { // a parser failure of any kind is undecodable bytes, never absent
       throw new CodecException("cannot read " + what + " as JSON (" + bytes.length + " bytes): " + e.getMessage(), e);
     }
   }

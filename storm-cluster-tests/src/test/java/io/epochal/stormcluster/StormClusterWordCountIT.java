@@ -1,0 +1,126 @@
+package io.epochal.stormcluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.apache.storm.Config;
+import org.apache.storm.StormSubmitter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Trident word count with Epochal opaque state on PostgreSQL, on a real multi-process Storm cluster (ZooKeeper,
+ * Nimbus, two Supervisors, two worker JVMs): worker JVMs are SIGKILLed repeatedly ({@code -Depochal.storm.kills=N},
+ * default 3) and then one supervisor with its workers; the final counts read from PostgreSQL must equal a recount of
+ * the spout's data set, and no count may ever exceed it.
+ */
+class StormClusterWordCountIT {
+  private static final Duration PROGRESS = Duration.ofSeconds(120);
+
+  @Test
+  void countsStayExactAcrossWorkerAndSupervisorKills(@TempDir Path tmp) throws Exception {
+    int kills = Integer.getInteger("epochal.storm.kills", 3);
+    SentenceSpout spout = new SentenceSpout(2, 1500 + 300L * kills, 10);
+    Map<String, Long> expected = new TreeMap<>(spout.recount());
+    List<String> words = new ArrayList<>(expected.keySet());
+    long total = expected.values().stream().mapToLong(Long::longValue).sum();
+    Path jar = topologyJar(tmp.resolve("topology.jar"));
+    Path home = Files.createDirectories(tmp.resolve("storm"));
+    StormCluster cluster = null;
+    try (ClusterPostgres pg = new ClusterPostgres(); StormCluster c = new StormCluster(home)) {
+      cluster = c;
+      c.start();
+      Config conf = new Config();
+      conf.putAll(c.clientConf());
+      conf.setNumWorkers(2);
+      conf.setMaxSpoutPending(1); // more in flight makes Storm 2.8.3 itself emit a range twice (STORM-1557)
+      conf.setMessageTimeoutSecs(8);
+      conf.put(Config.TOPOLOGY_TRIDENT_BATCH_EMIT_INTERVAL_MILLIS, 50);
+      System.setProperty("storm.jar", jar.toString());
+      StormSubmitter.submitTopology("epochal-wc", conf, WordCountTopology.build(spout, pg.jdbcUrl(),
+          ClusterPostgres.USER, ClusterPostgres.PASSWORD, ClusterPostgres.SCHEMA, 4));
+
+      long[] last = {0};
+      StormCluster.await("the first commit", PROGRESS, () -> sum(checked(pg.counts(words), expected)) > 0);
+      int done = 0;
+      for (int i = 0; i < kills; i++) {
+        StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
+        List<Long> pids = c.allWorkerPids();
+        long victim = pids.get(i % pids.size());
+        last[0] = sum(checked(pg.counts(words), expected));
+        StormCluster.kill(victim, true);
+        done++;
+        System.out.println("[storm-cluster] SIGKILL worker " + victim + " (kill " + done + "), committed words "
+            + last[0] + "/" + total);
+        long before = last[0];
+        StormCluster.await("a commit after kill " + done, PROGRESS,
+            () -> sum(checked(pg.counts(words), expected)) > before || sum(pg.counts(words)) == total);
+      }
+      StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
+      long beforeSupervisor = sum(checked(pg.counts(words), expected));
+      c.killSupervisor("supervisor1");
+      System.out.println("[storm-cluster] SIGKILL supervisor1 and its workers, committed words " + beforeSupervisor
+          + "/" + total);
+      StormCluster.await("the recount", Duration.ofSeconds(240),
+          () -> checked(pg.counts(words), expected).equals(expected));
+      Thread.sleep(3000); // nothing may land after the last batch
+      assertEquals(expected, pg.counts(words));
+      System.out.println("[storm-cluster] worker kills: " + done + ", supervisor kills: 1, words counted: " + total
+          + " (exact)");
+    } catch (Throwable t) {
+      if (cluster != null) {
+        System.out.println(cluster.logs());
+      }
+      throw t;
+    } finally {
+      if (cluster != null) {
+        cluster.close();
+        List<Long> left = cluster.alive();
+        assertTrue(left.isEmpty(), () -> "processes left after the teardown: " + left);
+      }
+    }
+  }
+
+  private static long sum(Map<String, Long> counts) {
+    return counts.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Fails at once if a count exceeds the recount (a double count can never be undone later). */
+  private static Map<String, Long> checked(Map<String, Long> counts, Map<String, Long> expected) {
+    counts.forEach((w, n) -> {
+      if (n > expected.getOrDefault(w, 0L)) {
+        throw new AssertionError("word " + w + " counted " + n + " times, the data set holds "
+            + expected.getOrDefault(w, 0L) + ": " + counts);
+      }
+    });
+    return counts;
+  }
+
+  /** The topology jar: this module's test classes (Epochal and its dependencies are in the Storm home's extlib/). */
+  static Path topologyJar(Path jar) throws IOException {
+    Path classes = Path.of(System.getProperty("epochal.storm.testClasses", "target/test-classes"));
+    try (OutputStream out = Files.newOutputStream(jar); ZipOutputStream zip = new ZipOutputStream(out);
+        Stream<Path> files = Files.walk(classes)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f) && f.toString().endsWith(".class")) {
+          zip.putNextEntry(new ZipEntry(classes.relativize(f).toString().replace('\\', '/')));
+          Files.copy(f, zip);
+          zip.closeEntry();
+        }
+      }
+    }
+    return jar;
+  }
+}

@@ -1,0 +1,45 @@
+package io.epochal.stormcluster;
+
+import io.epochal.store.postgres.PostgresTableStore;
+import io.epochal.trident.EpochalTrident;
+import org.apache.storm.generated.StormTopology;
+import org.apache.storm.trident.TridentTopology;
+import org.apache.storm.trident.operation.BaseFunction;
+import org.apache.storm.trident.operation.TridentCollector;
+import org.apache.storm.trident.operation.builtin.Count;
+import org.apache.storm.trident.tuple.TridentTuple;
+import org.apache.storm.tuple.Fields;
+import org.apache.storm.tuple.Values;
+
+/** The word count the cluster runs: sentences, split, grouped, counted into Epochal opaque state on PostgreSQL. */
+final class WordCountTopology {
+  static final String TABLE = "word_counts";
+
+  private WordCountTopology() {
+  }
+
+  /** Splits a sentence into words. Stateless. */
+  static final class Split extends BaseFunction {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void execute(TridentTuple tuple, TridentCollector collector) {
+      for (String w : tuple.getString(0).split(" ")) {
+        collector.emit(new Values(w));
+      }
+    }
+  }
+
+  static StormTopology build(SentenceSpout spout, String jdbcUrl, String user, String password, String schema,
+      int stateParallelism) {
+    TridentTopology t = new TridentTopology();
+    t.newStream("sentences", spout).parallelismHint(2)
+        .each(new Fields("sentence"), new Split(), new Fields("word"))
+        .groupBy(new Fields("word"))
+        .persistentAggregate(EpochalTrident.stormState("pg",
+            () -> PostgresTableStore.builder(jdbcUrl).user(user).password(password).schema(schema).poolSize(2)
+                .build(), TABLE).opaque(), new Count(), new Fields("count"))
+        .parallelismHint(stateParallelism);
+    return t.build();
+  }
+}
