@@ -17,8 +17,8 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testkit.store.ForwardingStoreTransaction;
 import io.epochal.testkit.store.ForwardingTableStore;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -193,55 +193,14 @@ class PartitionEpochTest {
     TableStore store = new ForwardingTableStore(TableStores.inMemory()) {
       @Override
       public StoreTransaction begin(Lease lease) {
-        StoreTransaction tx = super.begin(lease);
-        return new StoreTransaction() {
-          @Override
-          public Optional<Lease> lease() {
-            return tx.lease();
-          }
-
-          @Override
-          public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
-            return tx.lookup(table, keys);
-          }
-
-          @Override
-          public List<Row> scan(Table table) {
-            return tx.scan(table);
-          }
-
-          @Override
-          public void upsert(Table table, Row row) {
-            tx.upsert(table, row);
-          }
-
-          @Override
-          public void upsert(Table table, Collection<Row> rows) {
-            tx.upsert(table, rows);
-          }
-
-          @Override
-          public void delete(Table table, TableKey key) {
-            tx.delete(table, key);
-          }
-
+        return new ForwardingStoreTransaction(super.begin(lease)) {
           @Override
           public void commit() {
-            tx.commit();
+            super.commit();
             if (loseReply.getAndSet(false)) {
               throw new StoreException("injected: the commit landed, its reply was lost", null, true,
                   io.epochal.errors.ErrorContext.NONE);
             }
-          }
-
-          @Override
-          public void abort() {
-            tx.abort();
-          }
-
-          @Override
-          public void close() {
-            tx.close();
           }
         };
       }
