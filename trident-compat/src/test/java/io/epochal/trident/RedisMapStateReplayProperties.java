@@ -3,12 +3,9 @@ package io.epochal.trident;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.testkit.Fault;
-import io.epochal.testkit.FaultPoint;
 import io.epochal.testkit.Oracle;
 import io.epochal.testkit.ReplayArbitraries;
 import io.epochal.testkit.ReplayCheck;
-import io.epochal.testkit.ReplayResult;
 import io.epochal.testkit.ReplaySchedule;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +17,6 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.statistics.StatisticsCoverage;
 import org.apache.storm.redis.trident.state.KeyFactory;
 import org.apache.storm.redis.trident.state.Options;
 import org.apache.storm.redis.trident.state.RedisMapState;
@@ -148,23 +143,23 @@ class RedisMapStateReplayProperties {
 
   @Property
   void redisMapStateOpaqueFactoryCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(OPAQUE_FACTORY.check(schedule));
+    ReplayCoverage.record(OPAQUE_FACTORY.check(schedule));
   }
 
   @Property
   void redisMapStateTransactionalFactoryCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(TRANSACTIONAL_FACTORY.check(schedule));
+    ReplayCoverage.record(TRANSACTIONAL_FACTORY.check(schedule));
   }
 
   @Property
   void redisMapStateUnderEpochalOpaqueMapCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(OPAQUE_BACKING_MAP.check(schedule));
+    ReplayCoverage.record(OPAQUE_BACKING_MAP.check(schedule));
   }
 
   @Property
   void redisMapStateUnderEpochalTransactionalMapCountsExactlyOnce(
       @ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(TRANSACTIONAL_BACKING_MAP.check(schedule));
+    ReplayCoverage.record(TRANSACTIONAL_BACKING_MAP.check(schedule));
   }
 
   static Map<String, Long> expectedCounts(List<String> input) {
@@ -175,23 +170,5 @@ class RedisMapStateReplayProperties {
       }
     }
     return counts;
-  }
-
-  /** Collects which points fired, and requires every point, failed and crashed, to be reached over the tries. */
-  private static void record(ReplayResult<?, ?> result) {
-    for (Fault f : result.fired()) {
-      Statistics.label("failure point").collect(f.point() + (f.crash() ? " + restart" : ""));
-    }
-    Statistics.label("failure point").coverage(RedisMapStateReplayProperties::everyPointReached);
-  }
-
-  private static void everyPointReached(StatisticsCoverage coverage) {
-    for (FaultPoint p : FaultPoint.values()) {
-      if (p == FaultPoint.LEASE_TAKEN_BEFORE_COMMIT || p == FaultPoint.LEASE_TAKEN_INSIDE_COMMIT) {
-        continue; // no table store, so no lease: the zombie points fire only in table-store targets
-      }
-      coverage.check(p + "").count(c -> c > 0);
-      coverage.check(p + " + restart").count(c -> c > 0);
-    }
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.epochal.codec.Codecs;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
@@ -37,7 +36,6 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
 import org.apache.storm.trident.operation.builtin.Count;
 import org.apache.storm.trident.testing.Split;
 import org.apache.storm.tuple.Fields;
@@ -141,23 +139,23 @@ class StormPartitionEpochProperties {
 
   @Property
   void opaqueSpoutIntoOpaqueMapCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(OPAQUE_INTO_OPAQUE.check(schedule));
+    ReplayCoverage.record(OPAQUE_INTO_OPAQUE.check(schedule));
   }
 
   @Property
   void opaqueSpoutIntoTransactionalMapCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(OPAQUE_INTO_TRANSACTIONAL.check(schedule));
+    ReplayCoverage.record(OPAQUE_INTO_TRANSACTIONAL.check(schedule));
   }
 
   @Property
   void transactionalSpoutIntoOpaqueMapCountsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(TRANSACTIONAL_INTO_OPAQUE.check(schedule));
+    ReplayCoverage.record(TRANSACTIONAL_INTO_OPAQUE.check(schedule));
   }
 
   @Property
   void transactionalSpoutIntoTransactionalMapCountsExactlyOnce(
       @ForAll("schedules") ReplaySchedule<String> schedule) {
-    record(TRANSACTIONAL_INTO_TRANSACTIONAL.check(schedule));
+    ReplayCoverage.record(TRANSACTIONAL_INTO_TRANSACTIONAL.check(schedule));
   }
 
   /**
@@ -228,11 +226,5 @@ class StormPartitionEpochProperties {
     assertFalse(result.passed(), result.report());
     assertEquals(2L, result.actual().get("c"), result.report());
     assertEquals(1L, result.actual().get("a"), result.report());
-  }
-
-  private static void record(ReplayResult<?, ?> result) {
-    for (Fault f : result.fired()) {
-      Statistics.label("failure point").collect(f.point() + (f.crash() ? " + restart" : ""));
-    }
   }
 }

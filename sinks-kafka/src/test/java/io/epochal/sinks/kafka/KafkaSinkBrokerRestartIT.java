@@ -1,5 +1,6 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.spouts.kafka.TestBroker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,6 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.spouts.kafka.TestBroker;
 import io.epochal.codec.Codecs;
 import io.epochal.pipeline.Aggregators;
 import io.epochal.pipeline.KeyValue;

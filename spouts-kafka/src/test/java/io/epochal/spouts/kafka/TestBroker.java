@@ -28,7 +28,7 @@ import org.apache.kafka.server.common.MetadataVersion;
  * can be shut down and started again on the same port and log directories while the controller stays up), with the
  * internal topics at replication factor 1. Helpers create topics, produce and read back with plain clients.
  */
-final class TestBroker implements AutoCloseable {
+public final class TestBroker implements AutoCloseable {
   private final KafkaClusterTestKit cluster;
   private final Admin admin;
   private final String bootstrap;
@@ -45,7 +45,7 @@ final class TestBroker implements AutoCloseable {
    * The broker shared by the JUnit test classes of this test run that never stop it: started at first use, closed
    * when the run ends (JUnit's root store); tests keep apart by topic names ({@link #newTopic}).
    */
-  static TestBroker shared(org.junit.jupiter.api.extension.ExtensionContext context) {
+  public static TestBroker shared(org.junit.jupiter.api.extension.ExtensionContext context) {
     return context.getRoot().getStore(org.junit.jupiter.api.extension.ExtensionContext.Namespace.GLOBAL)
         .getOrComputeIfAbsent(TestBroker.class, k -> {
           try {
@@ -65,7 +65,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Gives a test class the shared broker: {@code @RegisterExtension static final Use BROKER = new Use();}. */
-  static final class Use implements org.junit.jupiter.api.extension.BeforeAllCallback {
+  public static final class Use implements org.junit.jupiter.api.extension.BeforeAllCallback {
     private TestBroker broker;
 
     @Override
@@ -73,17 +73,17 @@ final class TestBroker implements AutoCloseable {
       broker = shared(context);
     }
 
-    TestBroker get() {
+    public TestBroker get() {
       return broker;
     }
   }
 
   /** A topic name not used before in this JVM. */
-  static String newTopic(String what) {
+  public static String newTopic(String what) {
     return what + "-" + TOPICS.incrementAndGet();
   }
 
-  static TestBroker start() throws Exception {
+  public static TestBroker start() throws Exception {
     // A production metadata version: the test kit's default (the latest testing version) enables unreleased
     // features, with which idempotent producers here got stuck on out-of-order sequence errors.
     TestKitNodes nodes = new TestKitNodes.Builder()
@@ -115,11 +115,11 @@ final class TestBroker implements AutoCloseable {
     }
   }
 
-  String bootstrap() {
+  public String bootstrap() {
     return bootstrap;
   }
 
-  Admin admin() {
+  public Admin admin() {
     return admin;
   }
 
@@ -128,23 +128,23 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Shuts the broker node down (the controller stays up); its port and log directories are kept. */
-  void stopBroker() {
+  public void stopBroker() {
     BrokerServer b = broker();
     b.shutdown();
     b.awaitShutdown();
   }
 
   /** Starts the broker node again on the same port and log directories, and waits until it serves. */
-  void startBroker() throws Exception {
+  public void startBroker() throws Exception {
     broker().startup();
     cluster.waitForReadyBrokers();
   }
 
-  void createTopic(String topic, int partitions) {
+  public void createTopic(String topic, int partitions) {
     createTopic(topic, partitions, Map.of());
   }
 
-  void createTopic(String topic, int partitions, Map<String, String> configs) {
+  public void createTopic(String topic, int partitions, Map<String, String> configs) {
     try {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all()
           .get(60, TimeUnit.SECONDS);
@@ -155,7 +155,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Waits until the cluster's metadata lists {@code partitions} partitions of {@code topic}, each with a leader. */
-  void awaitLeaders(String topic, int partitions) throws Exception {
+  public void awaitLeaders(String topic, int partitions) throws Exception {
     for (int attempt = 0; ; attempt++) {
       try {
         var d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
@@ -184,7 +184,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Deletes {@code topic} and waits until the cluster no longer lists it. */
-  void deleteTopic(String topic) throws Exception {
+  public void deleteTopic(String topic) throws Exception {
     admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
     for (int attempt = 0; admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic); attempt++) {
       if (attempt > 600) {
@@ -194,11 +194,11 @@ final class TestBroker implements AutoCloseable {
     }
   }
 
-  KafkaProducer<String, String> producer() {
+  public KafkaProducer<String, String> producer() {
     return producer(Map.of());
   }
 
-  KafkaProducer<String, String> producer(Map<String, Object> extra) {
+  public KafkaProducer<String, String> producer(Map<String, Object> extra) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -212,7 +212,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Sends {@code values} to {@code partition} of {@code topic} (keys as given, may be null) and flushes. */
-  void produce(String topic, int partition, List<String> keys, List<String> values) {
+  public void produce(String topic, int partition, List<String> keys, List<String> values) {
     try (KafkaProducer<String, String> p = producer()) {
       for (int i = 0; i < values.size(); i++) {
         p.send(new ProducerRecord<>(topic, partition, keys == null ? null : keys.get(i), values.get(i)));
@@ -222,7 +222,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Sentence {@code i} of a seeded, skewed vocabulary, 1 to 8 words, for word counts. */
-  static String sentence(long seed, long i) {
+  public static String sentence(long seed, long i) {
     java.util.SplittableRandom r = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
     int n = r.nextInt(1, 9);
     StringBuilder sb = new StringBuilder();
@@ -234,7 +234,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Sends sentences {@code [from, to)} of {@code seed} round-robin over {@code partitions} partitions. */
-  List<String> produceSentences(String topic, int partitions, long seed, long from, long to) {
+  public List<String> produceSentences(String topic, int partitions, long seed, long from, long to) {
     List<String> sent = new ArrayList<>();
     try (KafkaProducer<String, String> p = producer()) {
       for (long i = from; i < to; i++) {
@@ -248,7 +248,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** The values of every record of {@code topic} (read_committed), all partitions. */
-  List<String> values(String topic) {
+  public List<String> values(String topic) {
     List<String> out = new ArrayList<>();
     readAll(topic).values().forEach(rs -> rs.forEach(r -> out.add(r.value())));
     return out;
@@ -259,7 +259,7 @@ final class TestBroker implements AutoCloseable {
    * producer's {@code commitTransaction} returns before the commit markers are written, so a read_committed reader
    * right after it may still stop before the transaction's records.
    */
-  void awaitTransactionsSettled(String topic) throws InterruptedException {
+  public void awaitTransactionsSettled(String topic) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       Map<TopicPartition, Long> committed = ends(topic, "read_committed");
@@ -285,7 +285,7 @@ final class TestBroker implements AutoCloseable {
   }
 
   /** Every record of {@code topic} (read_committed), read back with a plain consumer, by partition. */
-  Map<Integer, List<ConsumerRecord<String, String>>> readAll(String topic) {
+  public Map<Integer, List<ConsumerRecord<String, String>>> readAll(String topic) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
