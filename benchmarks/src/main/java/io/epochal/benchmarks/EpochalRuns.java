@@ -9,6 +9,8 @@ import io.epochal.pipeline.PipelineListener;
 import io.epochal.spout.Spout;
 import io.epochal.spouts.FileSpout;
 import io.epochal.spouts.GeneratedSpout;
+import io.epochal.state.CachedMap;
+import io.epochal.state.IBackingMap;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
@@ -18,6 +20,7 @@ import io.epochal.state.transactional.TransactionalTableLayout;
 import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.postgres.PostgresTableStore;
 import io.epochal.store.rocksdb.RocksDbTableStore;
+import io.epochal.store.table.BackingMapLayer;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
@@ -94,24 +97,37 @@ public final class EpochalRuns {
   }
 
   public static Map<String, Long> pgTx(RunContext ctx) {
-    return postgres(ctx, false);
+    return postgres(ctx, false, false);
   }
 
   public static Map<String, Long> pgOpaque(RunContext ctx) {
-    return postgres(ctx, true);
+    return postgres(ctx, true, false);
+  }
+
+  /** {@code pg-tx} with a {@link CachedMap} of committed cells under the txid rule (one writer per table). */
+  public static Map<String, Long> pgTxCached(RunContext ctx) {
+    return postgres(ctx, false, true);
   }
 
   /**
    * The word count on {@link PostgresTableStore} (epoch protocol: per batch, every dirty row, the spout metadata and
    * the txid in one SQL transaction), in a schema of its own, dropped after the run.
    */
-  private static Map<String, Long> postgres(RunContext ctx, boolean opaque) {
+  private static Map<String, Long> postgres(RunContext ctx, boolean opaque, boolean cached) {
     try {
       try (PostgresTableStore store = PostgresTableStore.builder(ctx.jdbcUrl()).user(ctx.jdbcUser())
           .password(PostgresServer.childPassword()).schema(ctx.schema()).build()) {
         TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
         TableStates.Builder<String, Long> states =
             TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
+        if (cached) {
+          states.layer(new BackingMapLayer() {
+            @Override
+            public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> inner) {
+              return new CachedMap<>(inner, 1_000_000);
+            }
+          });
+        }
         if (opaque) {
           run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(states), checkpoints);
         } else {

@@ -21,6 +21,8 @@ public enum Variant {
       "io.epochal.benchmarks.EpochalRuns", "pgTx"),
   EPOCHAL_PG_OPAQUE("epochal-pg-opaque", "Epochal PostgreSQL, OpaqueMap, epoch", Peer.PLAIN,
       "io.epochal.benchmarks.EpochalRuns", "pgOpaque"),
+  EPOCHAL_PG_TX_CACHED("epochal-pg-tx-cached", "Epochal PostgreSQL, TransactionalMap over a CachedMap, epoch",
+      Peer.PLAIN, "io.epochal.benchmarks.EpochalRuns", "pgTxCached"),
   KAFKA_PLAIN("kafka-plain", "plain KafkaConsumer poll loop, HashMap (1 thread)", Peer.PLAIN,
       "io.epochal.benchmarks.KafkaRuns", "plain"),
   EPOCHAL_KAFKA_TX("epochal-kafka-tx", "Epochal Kafka transactional spout, RocksDB TransactionalMap, epoch",
@@ -79,7 +81,7 @@ public enum Variant {
 
   /** @return whether the variant runs on the harness' PostgreSQL server */
   public boolean onPostgres() {
-    return this == PG_BARE || this == EPOCHAL_PG_TX || this == EPOCHAL_PG_OPAQUE;
+    return this == PG_BARE || this == EPOCHAL_PG_TX || this == EPOCHAL_PG_OPAQUE || this == EPOCHAL_PG_TX_CACHED;
   }
 
   /** @return whether the variant writes the word count's new counts to a Kafka topic of its own */

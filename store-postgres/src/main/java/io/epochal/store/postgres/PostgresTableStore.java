@@ -12,6 +12,7 @@ import io.epochal.store.postgres.internal.PgTable;
 import io.epochal.store.postgres.internal.SchemaText;
 import io.epochal.store.postgres.internal.SqlErrors;
 import io.epochal.store.postgres.internal.Storable;
+import io.epochal.store.postgres.internal.StoreFormat;
 import io.epochal.store.table.Column;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
@@ -67,8 +68,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Tables</h2>
  * One PostgreSQL table per Epochal table, in the configured schema, named {@code t<id>_<slug of the path>} (see the
  * module README; the registry table {@code epochal_tables} maps each path to its SQL name and keeps its logical
- * schema, {@link #sqlTableName} looks it up). Columns: {@code hash numeric(20,0)} (YTsaurus {@code farm_hash} of the
- * key, computed by the client, first in the primary key, so rows sort as in YTsaurus), the key columns, the value
+ * schema, {@link #sqlTableName} looks it up). Columns: {@code hash bigint} (YTsaurus {@code farm_hash} of the
+ * key, computed by the client, with its top bit flipped, first in the primary key, so rows sort as in YTsaurus), the key columns, the value
  * columns, and {@code "$crc"}, the CRC-32C of the row's values, checked on every read: a damaged or hand-edited row
  * is reported as {@link io.epochal.errors.StateCorruptedException} naming table and key, never read. {@link #openTable}
  * of an existing table checks the logical schema in the registry and the physical columns and primary key of the
@@ -107,11 +108,9 @@ public final class PostgresTableStore implements TableStore {
   private static final Logger LOG = LoggerFactory.getLogger(PostgresTableStore.class);
 
   /** The store format written to {@code epochal_meta}; a schema holding another is refused. */
-  static final String FORMAT = "epochal-postgres/1";
+  static final String FORMAT = StoreFormat.CURRENT;
   /** Keys or rows per statement: larger operations are cut into chunks of this size. */
   static final int CHUNK = 10_000;
-  /** First key of the advisory lock that serializes DDL of one store schema ("EPOC"). */
-  private static final int ADVISORY_CLASS = 0x45504f43;
 
   private final DataSource dataSource;
   private final HikariDataSource ownedPool;
@@ -492,18 +491,7 @@ public final class PostgresTableStore implements TableStore {
           }
           LOG.info("created the Epochal store tables in schema {} at {}", pgSchema, endpoint);
         } else {
-          String format = null;
-          try (Statement st = c.createStatement();
-              ResultSet rs = st.executeQuery("SELECT value FROM " + qs + ".epochal_meta WHERE key = 'format'")) {
-            if (rs.next()) {
-              format = rs.getString(1);
-            }
-          }
-          if (!FORMAT.equals(format)) {
-            throw new StoreException("schema " + pgSchema + " at " + endpoint + " holds a store of format " + format
-                + ", this version reads " + FORMAT + "; use another schema (builder .schema(..)) or migrate it", null,
-                false, ErrorContext.NONE);
-          }
+          StoreFormat.check(StoreFormat.read(c, qs), pgSchema, endpoint);
         }
         exec(c, "COMMIT");
         done = true;
@@ -517,11 +505,7 @@ public final class PostgresTableStore implements TableStore {
   }
 
   private void advisoryLock(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?, hashtext(?))")) {
-      ps.setInt(1, ADVISORY_CLASS);
-      ps.setString(2, pgSchema);
-      ps.execute();
-    }
+    StoreFormat.lock(c, pgSchema);
   }
 
   // ------------------------------------------------------------------------------------------------ tables

@@ -352,7 +352,7 @@ class PostgresTableStoreTest {
   }
 
   @Test
-  void shouldStoreTheHashAsUnsignedSoTheTableSortsAsInYtsaurus() throws Exception {
+  void shouldStoreTheHashWithItsTopBitFlippedSoTheTableSortsAsInYtsaurus() throws Exception {
     PostgresTableStore store = store();
     Table t = store.openTable(counts());
     List<Row> rows = new ArrayList<>();
@@ -362,10 +362,13 @@ class PostgresTableStoreTest {
     put(store, t, rows.toArray(new Row[0]));
     List<String> hashes = new ArrayList<>();
     try (Connection c = pg.admin().getConnection(); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT t.hash::text AS h, t.word FROM " + sqlName(store, "counts")
-            + " t ORDER BY t.hash, t.word")) {
+        ResultSet rs = st.executeQuery("SELECT (t.hash::numeric + 9223372036854775808)::text AS h, t.word, "
+            + "format_type(a.atttypid, a.atttypmod) FROM " + sqlName(store, "counts") + " t, pg_attribute a WHERE "
+            + "a.attrelid = '" + sqlName(store, "counts").replace("'", "''") + "'::regclass AND a.attname = 'hash' "
+            + "ORDER BY t.hash, t.word")) {
       while (rs.next()) {
         assertEquals(Long.toUnsignedString(FarmHash.farmHash(rs.getString(2))), rs.getString(1));
+        assertEquals("bigint", rs.getString(3), "an 8-byte hash column, not numeric");
         hashes.add(rs.getString(1));
       }
     }

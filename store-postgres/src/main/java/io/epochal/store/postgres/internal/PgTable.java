@@ -20,10 +20,11 @@ import java.util.OptionalLong;
  * One Epochal table as a PostgreSQL table: its DDL, the SQL of every operation on it, and the binding of keys and
  * rows to JDBC arrays. Immutable and thread-safe.
  *
- * <p>Columns: {@code hash numeric(20,0)} (the uint64 {@code farm_hash} exactly, so the primary key orders rows as
- * YTsaurus does), then the user key columns, then the value columns, then {@code "$crc" integer} (the CRC-32C of the
- * row's {@link RowCheck} encoding); primary key {@code (hash, key columns...)}. Types: int64 {@code bigint}, uint64
- * {@code numeric(20,0)} (checked to {@code [0, 2^64)}), double {@code double precision}, boolean {@code boolean},
+ * <p>Columns: {@code hash bigint} (the uint64 {@code farm_hash} with its top bit flipped, so the primary key orders
+ * rows as YTsaurus does), then the user key columns, then the value columns, then {@code "$crc" integer} (the CRC-32C
+ * of the row's {@link RowCheck} encoding); primary key {@code (hash, key columns...)}. Types: int64 {@code bigint},
+ * uint64 {@code bigint} holding the value with its top bit flipped ({@link PgTypes#toStored}: signed order of the
+ * stored values = unsigned order of the values), double {@code double precision}, boolean {@code boolean},
  * string {@code text COLLATE "C"} (byte order of UTF-8, as YTsaurus sorts), bytes {@code bytea}. Key columns and
  * required value columns are {@code NOT NULL}.
  *
@@ -33,8 +34,6 @@ import java.util.OptionalLong;
 public final class PgTable {
   /** The name of the check column, which no user column can have ({@code $} is not allowed in column names). */
   public static final String CRC_COLUMN = "$crc";
-  private static final String UINT64_MAX = "18446744073709551615";
-  private static final String TWO_TO_64 = "18446744073709551616";
   /** Percent of each heap page filled by inserts; the rest is kept for updated row versions. */
   static final int FILLFACTOR = 80;
 
@@ -136,8 +135,7 @@ public final class PgTable {
   /**
    * The rows of the bound arrays, one array per column of {@code columns} (then the CRCs if {@code withCrc}), as
    * columns {@code "$0", "$1", ...} (then {@code "$ord"}, the 1-based position, if {@code ordinal}). A uint64 column
-   * arrives as {@code int8[]} holding the value's 64 bits (binary, no decimal text to build or parse) and is turned
-   * into its exact unsigned {@code numeric} here.
+   * arrives as {@code int8[]} already in its stored form ({@link PgTypes#toStored}).
    */
   private static String input(List<Column> columns, boolean withCrc, boolean ordinal) {
     StringBuilder select = new StringBuilder("SELECT ");
@@ -148,7 +146,7 @@ public final class PgTable {
       ColumnType type = i < columns.size() ? columns.get(i).type() : ColumnType.INT64;
       String alias = "\"$" + i + "\"";
       String in = "x." + alias;
-      select.append(i == 0 ? "" : ", ").append(type == ColumnType.UINT64 ? unsigned(in) : in).append(" AS ")
+      select.append(i == 0 ? "" : ", ").append(in).append(" AS ")
           .append(alias);
       arrays.append(i == 0 ? "" : ", ").append('?').append(i < columns.size() ? PgTypes.arrayCast(type) : "::int4[]");
       aliases.append(i == 0 ? "" : ", ").append(alias);
@@ -158,11 +156,6 @@ public final class PgTable {
       aliases.append(", \"$ord\"");
     }
     return select + " FROM unnest(" + arrays + ")" + (ordinal ? " WITH ORDINALITY" : "") + " AS x(" + aliases + ")";
-  }
-
-  /** @return the exact unsigned value, as {@code numeric}, of the 64 bits of the {@code int8} expression {@code e} */
-  private static String unsigned(String e) {
-    return "(" + e + "::numeric + CASE WHEN " + e + " < 0 THEN " + TWO_TO_64 + " ELSE 0 END)";
   }
 
   /** @return the logical schema */
@@ -188,9 +181,6 @@ public final class PgTable {
       sb.append(name).append(' ').append(PgTypes.ddlType(c.type()));
       if (c.required()) {
         sb.append(" NOT NULL");
-      }
-      if (c.type() == ColumnType.UINT64) {
-        sb.append(" CHECK (").append(name).append(" BETWEEN 0 AND ").append(UINT64_MAX).append(')');
       }
       sb.append(", ");
     }
@@ -265,13 +255,14 @@ public final class PgTable {
     int n = keyList.size();
     Long[] hashes = new Long[n];
     for (int i = 0; i < n; i++) {
-      hashes[i] = keyList.get(i).hash();
+      hashes[i] = PgTypes.toStored(keyList.get(i).hash());
     }
     out[0] = conn.createArrayOf("int8", hashes);
     for (int c = 1; c < keys.size(); c++) {
       Object[] elements = PgTypes.newArray(keys.get(c).type(), n);
+      ColumnType type = keys.get(c).type();
       for (int i = 0; i < n; i++) {
-        elements[i] = keyList.get(i).get(c - 1);
+        elements[i] = PgTypes.toBound(type, keyList.get(i).get(c - 1));
       }
       out[c] = conn.createArrayOf(PgTypes.arrayElement(keys.get(c).type()), elements);
     }
@@ -295,7 +286,7 @@ public final class PgTable {
       Column c = values.get(v);
       Object[] elements = PgTypes.newArray(c.type(), n);
       for (int i = 0; i < n; i++) {
-        elements[i] = rowValues.get(i).get(v);
+        elements[i] = PgTypes.toBound(c.type(), rowValues.get(i).get(v));
       }
       out[keys.size() + v] = conn.createArrayOf(PgTypes.arrayElement(c.type()), elements);
     }
@@ -361,7 +352,8 @@ public final class PgTable {
    */
   public TableKey readKey(ResultSet rs) throws SQLException {
     List<Object> parts = new ArrayList<>(keys.size() - 1);
-    String storedHash = rs.getString(1);
+    long rawHash = rs.getLong(1);
+    String storedHash = rs.wasNull() ? null : Long.toUnsignedString(PgTypes.fromStored(rawHash));
     try {
       for (int c = 1; c < keys.size(); c++) {
         Object part = PgTypes.readValue(keys.get(c), rs, c + 1);
