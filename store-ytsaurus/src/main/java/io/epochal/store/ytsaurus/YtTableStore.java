@@ -8,12 +8,15 @@ import io.epochal.pipeline.Sleeper;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
+import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.ytsaurus.internal.ConsumerAdvances;
+import io.epochal.store.ytsaurus.internal.LatestReads;
 import io.epochal.store.ytsaurus.internal.LeaseManager;
 import io.epochal.store.ytsaurus.internal.PinnedTransaction;
 import io.epochal.store.ytsaurus.internal.ProxyPool;
@@ -204,32 +207,8 @@ public final class YtTableStore implements TableStore {
     cypress.mountAndWait(path);
   }
 
-  /**
-   * Reads the schema of the table at {@code ytPath}; empty if there is no table; throws
-   * {@link SchemaMismatchException} if it differs from {@code expected} (when given).
-   */
   private Optional<TableSchema> readSchema(String logicalPath, String ytPath, TableSchema expected) {
-    Optional<JsonNode> ytSchema = cypress.get(ytPath + "/@schema");
-    if (ytSchema.isEmpty()) {
-      if (cypress.exists(ytPath)) {
-        throw new SchemaMismatchException(logicalPath, expected == null ? "a sorted dynamic table" : expected,
-            ytPath + " is not a table");
-      }
-      return Optional.empty();
-    }
-    JsonNode attributes = cypress.get(ytPath + "/@" + YtSchemas.ATTRIBUTES_ATTRIBUTE).orElse(null);
-    boolean dynamic = cypress.get(ytPath + "/@dynamic").map(JsonNode::asBoolean).orElse(false);
-    Optional<TableSchema> actual = YtSchemas.fromYt(logicalPath, ytSchema.get(), attributes);
-    Object actualShown = actual.isPresent() && dynamic ? actual.get()
-        : (dynamic ? "" : "a static table ") + YtSchemas.describeYt(ytSchema.get(), attributes);
-    if (expected != null && (!dynamic || actual.isEmpty() || !actual.get().equals(expected))) {
-      throw new SchemaMismatchException(logicalPath, expected, actualShown);
-    }
-    if (expected == null && (!dynamic || actual.isEmpty())) {
-      throw new StoreException("table " + ytPath + " is not a table-store table (a sorted dynamic table whose first "
-          + "key column is hash = farm_hash(<other key columns>)): " + actualShown);
-    }
-    return actual;
+    return YtTableStoreSupport.readSchema(cypress, logicalPath, ytPath, expected);
   }
 
   private Table openLogical(TableSchema schema) {
@@ -265,6 +244,14 @@ public final class YtTableStore implements TableStore {
           null, false, io.epochal.errors.ErrorContext.of(path, null));
     }
     return schema;
+  }
+
+  /** Pinned mode: the latest committed rows, one {@code lookup_rows} per chunk of keys and no transaction. */
+  @Override
+  public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
+    checkOpen();
+    return mode == YtMode.PINNED ? new LatestReads(this, client, pool, readHook, () -> closed).lookup(table, keys)
+        : TableStore.super.lookup(table, keys);
   }
 
   @Override

@@ -140,6 +140,16 @@ public final class PinnedTransaction extends AbstractYtTransaction {
 
   @Override
   protected List<Optional<Row>> doLookup(YtTable table, List<TableKey> keys) {
+    return lookupRows(client, table, keys, (params, input) -> inTx(YtCommand.LOOKUP_ROWS, params, input,
+        Phase.IN_TRANSACTION));
+  }
+
+  /**
+   * Looks {@code keys} up with one {@code lookup_rows} per {@link YtTableStoreSupport#LOOKUP_CHUNK} keys, each sent as
+   * {@code call} builds it from the parameters and the key rows.
+   */
+  static List<Optional<Row>> lookupRows(YtHttpClient client, YtTable table, List<TableKey> keys,
+      java.util.function.BiFunction<ObjectNode, List<JsonNode>, Call> call) {
     List<Optional<Row>> out = new ArrayList<>(keys.size());
     for (int from = 0; from < keys.size(); from += YtTableStoreSupport.LOOKUP_CHUNK) {
       List<TableKey> chunk = keys.subList(from, Math.min(keys.size(), from + YtTableStoreSupport.LOOKUP_CHUNK));
@@ -149,8 +159,7 @@ public final class PinnedTransaction extends AbstractYtTransaction {
       }
       ObjectNode params = YtJson.object().put("path", table.ytPath()).put("keep_missing_rows", true)
           .put("dump_error_into_response", true);
-      List<JsonNode> rows = client.rows(inTx(YtCommand.LOOKUP_ROWS, params, input, Phase.IN_TRANSACTION));
-      out.addAll(YtTableStoreSupport.matchLookup(table, chunk, rows));
+      out.addAll(YtTableStoreSupport.matchLookup(table, chunk, client.rows(call.apply(params, input))));
     }
     return out;
   }

@@ -2,9 +2,11 @@ package io.epochal.store.ytsaurus.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.epochal.errors.ErrorContext;
+import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StoreException;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableKey;
+import io.epochal.store.table.TableSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -83,5 +85,34 @@ public final class YtTableStoreSupport {
    */
   public static boolean isMissing(JsonNode row) {
     return row == null || row.isNull() || row.isMissingNode() || (row.isObject() && row.isEmpty());
+  }
+
+  /**
+   * Reads the schema of the table at {@code ytPath}; empty if there is no table; throws
+   * {@link SchemaMismatchException} if it differs from {@code expected} (when given).
+   */
+  public static Optional<TableSchema> readSchema(YtCypress cypress, String logicalPath, String ytPath,
+      TableSchema expected) {
+    Optional<JsonNode> ytSchema = cypress.get(ytPath + "/@schema");
+    if (ytSchema.isEmpty()) {
+      if (cypress.exists(ytPath)) {
+        throw new SchemaMismatchException(logicalPath, expected == null ? "a sorted dynamic table" : expected,
+            ytPath + " is not a table");
+      }
+      return Optional.empty();
+    }
+    JsonNode attributes = cypress.get(ytPath + "/@" + YtSchemas.ATTRIBUTES_ATTRIBUTE).orElse(null);
+    boolean dynamic = cypress.get(ytPath + "/@dynamic").map(JsonNode::asBoolean).orElse(false);
+    Optional<TableSchema> actual = YtSchemas.fromYt(logicalPath, ytSchema.get(), attributes);
+    Object actualShown = actual.isPresent() && dynamic ? actual.get()
+        : (dynamic ? "" : "a static table ") + YtSchemas.describeYt(ytSchema.get(), attributes);
+    if (expected != null && (!dynamic || actual.isEmpty() || !actual.get().equals(expected))) {
+      throw new SchemaMismatchException(logicalPath, expected, actualShown);
+    }
+    if (expected == null && (!dynamic || actual.isEmpty())) {
+      throw new StoreException("table " + ytPath + " is not a table-store table (a sorted dynamic table whose first "
+          + "key column is hash = farm_hash(<other key columns>)): " + actualShown);
+    }
+    return actual;
   }
 }
