@@ -194,6 +194,25 @@ class YtLiveTest {
       }
     }
 
+    /**
+     * {@code YtTableStore.lookup} sends {@code lookup_rows} without a transaction: it must see a row the moment its
+     * tablet transaction committed (a read at the latest committed timestamp, as the double answers).
+     */
+    @Test
+    void lookupWithoutATransactionSeesTheLatestCommit() {
+      try (YtTableStore store = builder(root).build()) {
+        io.epochal.store.table.Table t = store.openTable(schema);
+        for (long n = 1; n <= 5; n++) {
+          try (io.epochal.store.table.StoreTransaction tx = store.begin()) {
+            tx.upsert(t, io.epochal.store.table.Row.of(schema.key("apple"), n));
+            tx.commit();
+          }
+          assertEquals(List.of(n), store.lookup(t, List.of(schema.key("apple"))).get(0).orElseThrow().values(),
+              "the commit of " + n + " is seen by the next transaction-less lookup");
+        }
+      }
+    }
+
     /** §2.1/§2.2: a sticky tablet transaction works when every call goes to one heavy proxy. */
     @Test
     void stickyTabletTransactionWorksPinnedToOneHeavyProxy() {
