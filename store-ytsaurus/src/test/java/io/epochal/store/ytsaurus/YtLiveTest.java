@@ -201,10 +201,10 @@ class YtLiveTest {
     @Test
     void lookupWithoutATransactionSeesTheLatestCommit() {
       try (YtTableStore store = builder(root).build()) {
-        io.epochal.store.table.Table t = store.openTable(schema);
+        Table t = store.openTable(schema);
         for (long n = 1; n <= 5; n++) {
-          try (io.epochal.store.table.StoreTransaction tx = store.begin()) {
-            tx.upsert(t, io.epochal.store.table.Row.of(schema.key("apple"), n));
+          try (StoreTransaction tx = store.begin()) {
+            tx.upsert(t, Row.of(schema.key("apple"), n));
             tx.commit();
           }
           assertEquals(List.of(n), store.lookup(t, List.of(schema.key("apple"))).get(0).orElseThrow().values(),
