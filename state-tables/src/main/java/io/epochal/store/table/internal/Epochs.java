@@ -56,6 +56,13 @@ public final class Epochs {
   private final Table checkpoints;
   private final ConcurrentHashMap<String, PipelineEpoch> pipelines = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, String> claims = new ConcurrentHashMap<>();
+  /**
+   * Per pipeline, the checkpoint row this worker last committed under the pipeline's lease, when the store fences
+   * (then only the lease holder can change the row, and a stale holder's commit fails): the base of the next leased
+   * write, which saves the row's lookup in each transaction. Dropped on any failure, so the next write reads the row.
+   */
+  private final ConcurrentHashMap<String, Checkpoint> written = new ConcurrentHashMap<>();
+  private final boolean fenced;
 
   /**
    * @param store the table store
@@ -69,6 +76,7 @@ public final class Epochs {
     this.owner = Objects.requireNonNull(owner, "owner");
     this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
     this.checkpoints = store.openTable(checkpointSchema(tablePrefix + "__epochal_checkpoints"));
+    this.fenced = store.capabilities().fencing();
     LOG.info("checkpoints of {} in table {} use the {} commit protocol (store capabilities: {})",
         owner, checkpoints.path(), protocol, store.capabilities());
   }
@@ -135,6 +143,7 @@ public final class Epochs {
 
   public Checkpoint load(String pipeline) {
     pipeline(pipeline);
+    forget(pipeline);
     try (StoreTransaction tx = store.begin()) {
       return read(tx, pipeline);
     }
@@ -156,6 +165,39 @@ public final class Epochs {
     }
   }
 
+  /**
+   * The base of a write of {@code pipeline}'s checkpoint row in {@code tx}, a transaction under the pipeline's lease:
+   * what this worker last committed if the store fences (see {@link #written}), else the row as {@code tx} reads it.
+   */
+  Checkpoint base(StoreTransaction tx, String pipeline) {
+    Checkpoint known = fenced ? written.get(pipeline) : null;
+    return known != null ? known : read(tx, pipeline);
+  }
+
+  /**
+   * Commits {@code tx}, which writes {@code next} as {@code pipeline}'s checkpoint row, and remembers {@code next} as
+   * the base of the next write; forgets any base if the commit fails (its outcome may be unknown).
+   */
+  void commitCheckpoint(StoreTransaction tx, String pipeline, Checkpoint next) {
+    boolean done = false;
+    try {
+      tx.upsert(checkpoints, row(pipeline, next));
+      tx.commit();
+      done = true;
+    } finally {
+      if (done && fenced) {
+        written.put(pipeline, next);
+      } else {
+        written.remove(pipeline);
+      }
+    }
+  }
+
+  /** Forgets {@code pipeline}'s known checkpoint row: a write failed before its commit. */
+  void forget(String pipeline) {
+    written.remove(pipeline);
+  }
+
   Row row(String pipeline, Checkpoint checkpoint) {
     return Row.builder(checkpoints.schema().key(pipeline))
         .set(COMMITTED_TXID, checkpoint.committedTxid())
@@ -168,14 +210,17 @@ public final class Epochs {
     Objects.requireNonNull(metadata, "metadata");
     PipelineEpoch epoch = pipeline(pipeline);
     try (StoreTransaction tx = store.begin(epoch.lease())) {
-      Checkpoint base = read(tx, pipeline);
+      Checkpoint base = base(tx, pipeline);
       if (txid <= base.committedTxid()) {
+        forget(pipeline);
         throw new EpochalException("pipeline " + pipeline + ": cannot record pending txid " + txid
             + ", txid " + base.committedTxid() + " is already committed", null, false,
             ErrorContext.of(checkpoints.path(), pipeline).withPipeline(pipeline).withTxid(txid));
       }
-      tx.upsert(checkpoints, row(pipeline, base.withPending(txid, metadata)));
-      tx.commit();
+      commitCheckpoint(tx, pipeline, base.withPending(txid, metadata));
+    } catch (RuntimeException e) {
+      forget(pipeline);
+      throw e;
     }
   }
 
@@ -183,13 +228,15 @@ public final class Epochs {
   public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
     PipelineEpoch epoch = pipeline(pipeline);
     try (StoreTransaction tx = store.begin(epoch.lease())) {
-      Checkpoint base = read(tx, pipeline);
+      Checkpoint base = base(tx, pipeline);
       Checkpoint next = base.withReservation(attemptCeiling, txidWindow);
       if (next.equals(base)) {
         return;
       }
-      tx.upsert(checkpoints, row(pipeline, next));
-      tx.commit();
+      commitCheckpoint(tx, pipeline, next);
+    } catch (RuntimeException e) {
+      forget(pipeline);
+      throw e;
     }
   }
 

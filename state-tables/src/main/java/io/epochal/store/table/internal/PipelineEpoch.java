@@ -196,7 +196,7 @@ public final class PipelineEpoch implements EpochBuffer {
           + " but the epoch buffer holds writes of txid " + drainedTag + "; nothing written");
     }
     try (StoreTransaction tx = epochs.store().begin(lease)) {
-      Checkpoint next = epochs.next(pipeline, epochs.read(tx, pipeline), txid, metadata, outbox);
+      Checkpoint next = epochs.next(pipeline, epochs.base(tx, pipeline), txid, metadata, outbox);
       for (Buffered b : drained) {
         List<Row> upserts = new ArrayList<>(b.writes.size());
         List<TableKey> deletes = new ArrayList<>();
@@ -210,8 +210,10 @@ public final class PipelineEpoch implements EpochBuffer {
         tx.upsert(b.table, upserts);
         tx.delete(b.table, deletes);
       }
-      tx.upsert(epochs.checkpointTable(), epochs.row(pipeline, next));
-      tx.commit();
+      epochs.commitCheckpoint(tx, pipeline, next);
+    } catch (RuntimeException e) {
+      epochs.forget(pipeline);
+      throw e;
     }
   }
 
