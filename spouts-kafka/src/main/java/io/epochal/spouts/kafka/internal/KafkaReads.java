@@ -409,7 +409,6 @@ final class KafkaReads implements AutoCloseable {
     }
     Future<Boolean> running = ahead;
     ahead = null;
-
     boolean completed = false;
     boolean interrupted = false;
     while (true) {
