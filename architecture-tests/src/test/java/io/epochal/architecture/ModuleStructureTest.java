@@ -45,9 +45,7 @@ class ModuleStructureTest {
       new Ceiling("benchmarks/src/main/java/io/epochal/benchmarks/E2E.java", 599,
           "the end-to-end benchmark harness (one CLI with its report), not library code"),
       new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/internal/YtHttpClient.java", 590,
-          "the HTTP client of YTsaurus' API v4 (one method per command)"),
-      new Ceiling("spouts-kafka/src/main/java/io/epochal/spouts/kafka/internal/KafkaLog.java", 544,
-          "the Kafka log reader: consumer lifecycle, positions and transactional markers"));
+          "the HTTP client of YTsaurus' API v4 (one method per command)"));
 
   private static Path root;
   private static List<Module> modules;

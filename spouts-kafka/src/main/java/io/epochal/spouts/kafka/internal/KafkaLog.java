@@ -6,7 +6,6 @@ import io.epochal.spouts.kafka.KafkaSpoutException;
 import io.epochal.spouts.kafka.KafkaTopicNotFoundException;
 import io.epochal.spouts.kafka.KafkaUnavailableException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -24,11 +23,8 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -41,7 +37,6 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,12 +46,8 @@ import org.slf4j.LoggerFactory;
  * membership, no auto commit, no auto offset reset, no topic auto-creation): partition discovery, end offsets and log
  * starts per batch ("cycle"), and exact reads of offset ranges.
  *
- * <p><b>Reads.</b> {@link #read} returns the records with offsets in {@code [from, next)}, where {@code next} is
- * {@code limit} unless a cap stopped it earlier (then the offset of the first record left out). Offsets without a
- * record (compaction, aborted transactions under {@code read_committed}, transaction markers) are passed over through
- * the consumer's position, which moves past them, so a range end is a position. Per assigned partition a cursor keeps
- * the records the consumer returned beyond the last read, so consecutive reads of a partition fetch each record once;
- * a read elsewhere seeks. Only the partition being read is unpaused.
+ * <p><b>Reads</b> of offset ranges, the per-partition cursors and the read-ahead are {@link KafkaReads}'; every
+ * call here first waits for a read-ahead in progress, so the consumer is used by one thread at a time.
  *
  * <p><b>Bounded.</b> Every blocking call has the API timeout; a read that makes no progress for the API timeout
  * fails. Failures become {@link KafkaSpoutException}s; after one the caller calls {@link #invalidate()}.
@@ -72,6 +63,7 @@ final class KafkaLog implements AutoCloseable {
   private final String spout;
   private final Duration apiTimeout;
   private final Map<String, Object> consumerProperties;
+  private final KafkaReads reads;
   private Consumer<byte[], byte[]> consumer;
   private Admin admin;
 
@@ -81,29 +73,16 @@ final class KafkaLog implements AutoCloseable {
 
   private long cycle = -1;
   private Map<TopicPartition, Long> ends;
+  /** Whether {@code ends} came from the read-ahead. */
+  private boolean endsAhead;
   private final Map<TopicPartition, Long> starts = new HashMap<>();
-
-  /** Per assigned partition: where the next read continues without a seek, and what was fetched beyond it. */
-  private final Map<TopicPartition, Cursor> cursors = new HashMap<>();
-
-  private static final class Cursor {
-    /** The next offset not yet handed out; every record the consumer returned at or after it is in {@code ahead}. */
-    long start;
-    /** The consumer's position: every record below it was returned by the consumer. */
-    long position;
-    final ArrayDeque<ConsumerRecord<byte[], byte[]>> ahead = new ArrayDeque<>();
-
-    Cursor(long start) {
-      this.start = start;
-      this.position = start;
-    }
-  }
 
   KafkaLog(KafkaSpoutConfig<?, ?> config) {
     this.config = config;
     this.spout = config.name();
     this.apiTimeout = config.apiTimeout();
     this.consumerProperties = consumerProperties(config);
+    this.reads = new KafkaReads(this, config);
   }
 
   /** The properties of the spout's consumer (also given to the deserializers' {@code configure}). */
@@ -133,7 +112,7 @@ final class KafkaLog implements AutoCloseable {
     return consumerProperties;
   }
 
-  private Consumer<byte[], byte[]> consumer() {
+  Consumer<byte[], byte[]> consumer() {
     if (consumer == null) {
       try {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -149,25 +128,45 @@ final class KafkaLog implements AutoCloseable {
 
   /**
    * Starts a call for batch {@code txid}. End offsets and log starts are fetched again when {@code fresh} (a
-   * coordinator call: cutting a batch, asking whether one is ready) or for another txid; an emission right after the
-   * cut of the same txid reuses them. A coordinator call is always fresh, since an idle spout is asked again about
+   * coordinator call: cutting a batch, asking whether one is ready) or for another txid, except the end offsets a
+   * read-ahead read since the last call (see {@link #dropEndsReadAhead}); an emission right after the cut of the
+   * same txid reuses them. A coordinator call is always fresh, since an idle spout is asked again about
    * the same txid until data arrives.
    */
   void beginCycle(long txid, boolean fresh) {
+    reads.settle();
     if (fresh || txid != cycle) {
       cycle = txid;
-      ends = null;
+      Map<TopicPartition, Long> ahead = reads.takeEnds();
+      ends = ahead == null ? null : new HashMap<>(ahead);
+      endsAhead = ahead != null;
       starts.clear();
     }
+  }
+
+  /**
+   * Whether this cycle's end offsets are the ones the read-ahead read (a moment before the cycle began); if so they
+   * are dropped, and read again when next needed. A spout that finds nothing new with them asks again, so that "nothing
+   * new" is always said on end offsets read during the call.
+   */
+  boolean dropEndsReadAhead() {
+    reads.settle();
+    if (!endsAhead) {
+      return false;
+    }
+    ends = null;
+    endsAhead = false;
+    return true;
   }
 
   /** After a failure: forget what may be stale (snapshots, partition list, cursors, the assignment). */
   void invalidate() {
     cycle = -1;
     ends = null;
+    reads.settle();
     starts.clear();
     discoveryDue = true;
-    cursors.clear();
+    reads.clear();
     if (consumer != null) {
       try {
         consumer.assign(List.of());
@@ -184,6 +183,7 @@ final class KafkaLog implements AutoCloseable {
    * client: a consumer answers from its metadata cache, which would not see partitions added to a topic it reads.
    */
   List<TopicPartition> partitions(long txid) {
+    reads.settle();
     long now = System.nanoTime();
     if (!discoveryDue && now - discoveredAtNanos < config.partitionDiscoveryInterval().toNanos()) {
       return partitions;
@@ -261,6 +261,7 @@ final class KafkaLog implements AutoCloseable {
 
   /** The end offset of {@code tp} in this cycle (the last stable offset under {@code read_committed}). */
   long end(TopicPartition tp, long txid) {
+    reads.settle();
     if (ends == null || !ends.containsKey(tp)) {
       Set<TopicPartition> ask = new HashSet<>(partitions);
       ask.add(tp);
@@ -282,6 +283,7 @@ final class KafkaLog implements AutoCloseable {
 
   /** The first offset of {@code tp}'s log in this cycle. */
   long logStart(TopicPartition tp, long txid) {
+    reads.settle();
     Long start = starts.get(tp);
     if (start == null) {
       try {
@@ -310,147 +312,34 @@ final class KafkaLog implements AutoCloseable {
 
   // ------------------------------------------------------------------------------------------------ reads
 
-  /**
-   * Reads the records of {@code tp} with offsets in {@code [from, next)}: {@code next} is {@code limit}, unless
-   * {@code maxRecords} records were read, or one more would pass {@code maxBytes} (the first record always passes),
-   * and then the offset of the first record left out.
-   *
-   * @throws KafkaOffsetOutOfRangeException if {@code from} is no longer in the log
-   * @throws KafkaSpoutException if the cluster fails or the read makes no progress within the API timeout
-   */
+  /** See {@link KafkaReads#read}. */
   Chunk read(TopicPartition tp, long from, long limit, int maxRecords, long maxBytes, long txid) {
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    if (from >= limit) {
-      return new Chunk(from, from, out, 0);
-    }
-    Cursor cur = focus(tp, from, txid);
-    long bytes = 0;
-    long next = from;
-    long lastProgress = System.nanoTime();
-    reading:
-    while (next < limit) {
-      while (!cur.ahead.isEmpty()) {
-        ConsumerRecord<byte[], byte[]> r = cur.ahead.peekFirst();
-        if (r.offset() < next) {
-          cur.ahead.pollFirst(); // cannot happen: records arrive in offset order after the cursor
-          continue;
-        }
-        if (r.offset() >= limit) {
-          next = limit;
-          break reading;
-        }
-        long size = size(r);
-        if (out.size() >= maxRecords || !out.isEmpty() && bytes + size > maxBytes) {
-          next = r.offset();
-          break reading;
-        }
-        cur.ahead.pollFirst();
-        out.add(r);
-        bytes += size;
-        next = r.offset() + 1;
-      }
-      if (cur.position > next) {
-        next = Math.min(cur.position, limit); // offsets without a record up to the consumer's position
-        continue;
-      }
-      ConsumerRecords<byte[], byte[]> polled = poll(tp, txid);
-      for (TopicPartition other : polled.partitions()) {
-        if (!other.equals(tp)) {
-          cursors.remove(other); // cannot happen while paused: forget it, the next read of it seeks
-        }
-      }
-      List<ConsumerRecord<byte[], byte[]>> got = polled.records(tp);
-      cur.ahead.addAll(got);
-      long position;
-      try {
-        position = consumer.position(tp, apiTimeout);
-      } catch (KafkaException e) {
-        throw failure("reading the position of " + tp, tp, txid, e, true);
-      }
-      if (!got.isEmpty() || position > cur.position) {
-        lastProgress = System.nanoTime();
-      } else if (System.nanoTime() - lastProgress > apiTimeout.toNanos()) {
-        throw stalled(tp, from, next, limit, txid);
-      }
-      cur.position = Math.max(cur.position, position);
-    }
-    cur.start = next;
-    return new Chunk(from, next, out, bytes);
+    reads.settle();
+    return reads.read(tp, from, limit, maxRecords, maxBytes, txid);
   }
 
-  /** Assigns {@code tp} if needed, pauses every other partition, and positions {@code tp} at {@code from}. */
-  private Cursor focus(TopicPartition tp, long from, long txid) {
-    Consumer<byte[], byte[]> c = consumer();
-    try {
-      Set<TopicPartition> assigned = c.assignment();
-      if (!assigned.contains(tp)) {
-        Set<TopicPartition> next = new HashSet<>(assigned);
-        next.add(tp);
-        c.assign(next);
-        cursors.remove(tp);
-      }
-      List<TopicPartition> others = new ArrayList<>();
-      for (TopicPartition a : c.assignment()) {
-        if (!a.equals(tp)) {
-          others.add(a);
-        }
-      }
-      c.pause(others);
-      c.resume(List.of(tp));
-      Cursor cur = cursors.get(tp);
-      if (cur == null || cur.start != from) {
-        c.seek(tp, from);
-        cur = new Cursor(from);
-        cursors.put(tp, cur);
-      }
-      return cur;
-    } catch (KafkaException e) {
-      throw failure("assigning " + tp, tp, txid, e, true);
+  /**
+   * Starts reading ahead, in the background, every partition read so far up to this cycle's end offsets (see
+   * {@link KafkaReads#readAhead}); the next call of this log waits for it. Called after an emission, when the engine
+   * turns to the batches' state phases.
+   */
+  void readAhead() {
+    reads.settle();
+    if (consumer != null && ends != null) {
+      reads.readAhead(Map.copyOf(ends), partitions);
     }
   }
 
-  private ConsumerRecords<byte[], byte[]> poll(TopicPartition tp, long txid) {
-    try {
-      return consumer.poll(config.pollTimeout());
-    } catch (OffsetOutOfRangeException e) {
-      Long offset = e.offsetOutOfRangePartitions().get(tp);
-      for (TopicPartition other : e.partitions()) {
-        cursors.remove(other);
-      }
-      if (offset == null) {
-        throw failure("fetching " + tp, tp, txid, e, true);
-      }
-      throw outOfRange(tp, offset, txid, e);
-    } catch (KafkaException e) {
-      cursors.remove(tp);
-      throw failure("fetching " + tp, tp, txid, e, true);
-    }
-  }
-
-  private static long size(ConsumerRecord<byte[], byte[]> r) {
-    long size = Math.max(0, r.serializedKeySize()) + (long) Math.max(0, r.serializedValueSize());
-    for (Header h : r.headers()) {
-      size += h.key().length() + (h.value() == null ? 0 : h.value().length);
-    }
-    return size;
-  }
-
-  private KafkaSpoutException stalled(TopicPartition tp, long from, long next, long limit, long txid) {
-    cursors.remove(tp);
-    KafkaSpoutException diagnosed = diagnose(tp, txid);
-    if (diagnosed != null) {
-      return diagnosed;
-    }
-    return new KafkaUnavailableException("Kafka spout '" + spout + "': reading offsets [" + from + ", " + limit
-        + ") of " + tp + " made no progress past offset " + next + " for " + apiTimeout.toMillis() + " ms (txid "
-        + txid + "); is the partition's leader reachable at " + config.bootstrapServers() + "?", null, spout,
-        tp.topic(), tp.partition(), txid);
+  /** Waits for a read-ahead in progress, if any (every other call does it first). */
+  void awaitReadAhead() {
+    reads.settle();
   }
 
   // ------------------------------------------------------------------------------------------------ mirror
 
   /** Commits {@code offsets} to the mirror group; failures are logged, never thrown. */
   void mirror(Map<TopicPartition, Long> offsets, long txid) {
+    reads.settle();
     if (config.mirrorGroup().isEmpty() || offsets.isEmpty()) {
       return;
     }
@@ -471,7 +360,7 @@ final class KafkaLog implements AutoCloseable {
    * Maps a client failure to a typed one. A timeout (or an unknown partition) is diagnosed: a topic the cluster no
    * longer lists is {@link KafkaTopicNotFoundException}, otherwise {@link KafkaUnavailableException}.
    */
-  private KafkaSpoutException failure(String what, TopicPartition tp, long txid, KafkaException e,
+  KafkaSpoutException failure(String what, TopicPartition tp, long txid, KafkaException e,
       boolean diagnose) {
     discoveryDue = true;
     String topic = tp == null ? null : tp.topic();
@@ -504,7 +393,7 @@ final class KafkaLog implements AutoCloseable {
   }
 
   /** A topic or partition that no longer exists, as a typed error; null if it exists or the check itself failed. */
-  private KafkaSpoutException diagnose(TopicPartition tp, long txid) {
+  KafkaSpoutException diagnose(TopicPartition tp, long txid) {
     Duration check = apiTimeout.compareTo(Duration.ofSeconds(5)) < 0 ? apiTimeout : Duration.ofSeconds(5);
     Optional<List<Integer>> listed;
     try {
@@ -524,6 +413,7 @@ final class KafkaLog implements AutoCloseable {
 
   @Override
   public void close() {
+    reads.close();
     if (admin != null) {
       try {
         admin.close(apiTimeout);

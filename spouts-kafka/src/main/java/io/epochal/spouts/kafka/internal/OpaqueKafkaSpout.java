@@ -47,7 +47,8 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
   public boolean isReady(long txid, Optional<PartitionedMetadata<OffsetRange>> previous) {
     source.beginCycle(txid, isFirst(previous), true);
     try {
-      return adapter.isReady(txid, previous);
+      // Nothing new by the read-ahead's end offsets: ask the log now.
+      return adapter.isReady(txid, previous) || source.log.dropEndsReadAhead() && adapter.isReady(txid, previous);
     } catch (RuntimeException | Error e) {
       source.failed();
       throw e;
@@ -61,6 +62,7 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
     try {
       PartitionedMetadata<OffsetRange> next = adapter.emit(attempt, previous, out);
       mirror.remember(attempt.txid(), next);
+      source.log.readAhead(); // fetches the next batch's records while the engine runs this one's state phase
       return next;
     } catch (RuntimeException | Error e) {
       source.failed();
@@ -70,6 +72,11 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
 
   private static boolean isFirst(Optional<PartitionedMetadata<OffsetRange>> previous) {
     return previous.isEmpty() || previous.get().partitions().isEmpty();
+  }
+
+  /** The spout's source, for tests of this package. */
+  KafkaSource<T> source() {
+    return source;
   }
 
   @Override

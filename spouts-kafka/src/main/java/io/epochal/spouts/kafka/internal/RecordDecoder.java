@@ -8,6 +8,7 @@ import io.epochal.spouts.kafka.KafkaMessage;
 import io.epochal.spouts.kafka.KafkaRecord;
 import io.epochal.spouts.kafka.KafkaSpoutConfig;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -102,8 +103,13 @@ public abstract class RecordDecoder<T> implements AutoCloseable {
   }
 
   static List<KafkaHeader> headers(Headers headers) {
+    Iterator<Header> it = headers.iterator();
+    if (!it.hasNext()) {
+      return List.of(); // the common case: no list per record
+    }
     List<KafkaHeader> out = new ArrayList<>();
-    for (Header h : headers) {
+    while (it.hasNext()) {
+      Header h = it.next();
       out.add(new KafkaHeader(h.key(), h.value()));
     }
     return out;

@@ -53,6 +53,9 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
     partitions.clearCuts();
     try {
       Optional<PartitionedMetadata<OffsetRange>> next = adapter.nextBatch(txid, previous);
+      if (next.isEmpty() && source.log.dropEndsReadAhead()) {
+        next = adapter.nextBatch(txid, previous); // nothing new by the read-ahead's end offsets: ask the log now
+      }
       next.ifPresent(m -> mirror.remember(txid, m));
       return next;
     } catch (RuntimeException | Error e) {
@@ -68,12 +71,18 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
     try {
       adapter.emit(attempt, metadata, out);
       mirror.remember(attempt.txid(), metadata);
+      source.log.readAhead(); // fetches the next batch's records while the engine runs this one's state phase
     } catch (RuntimeException | Error e) {
       source.failed();
       throw e;
     } finally {
       partitions.clearCuts();
     }
+  }
+
+  /** The spout's source, for tests of this package. */
+  KafkaSource<T> source() {
+    return source;
   }
 
   @Override
