@@ -3,7 +3,10 @@ package io.epochal.trident;
 import io.epochal.codec.Codec;
 import io.epochal.store.table.TableStore;
 import io.epochal.trident.EpochalTrident.SerializableSupplier;
+import io.epochal.trident.internal.GuardedOpaqueSpout;
 import java.util.Objects;
+import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
+import org.apache.storm.trident.spout.ISpoutPartition;
 import org.apache.storm.trident.state.StateSpec;
 
 /**
@@ -101,6 +104,37 @@ public final class StormStateBuilder {
   /** @return {@link #transactional()} as a {@code StateSpec} */
   public StateSpec transactionalSpec() {
     return new StateSpec(transactional());
+  }
+
+  /**
+   * Guards a partitioned opaque spout against STORM-1557 (Storm 2.8.3 starting txids out of order with more than one
+   * batch in flight, so that the spout emits one range of a partition under two txids and the state counts it
+   * twice): its emitters record each range with records (partition, start metadata, txid) in table
+   * {@code <table>__epochal_spout_ranges} of this state's store, in one store transaction per batch fenced by a lease
+   * per spout task, and fail a batch that emits a range another live txid already emitted
+   * ({@link RangeEmittedTwiceException} inside Storm's {@code FailedException}; Storm replays the batch and every
+   * later one, and the replay emits the range once). Costs one lookup and one write of one row per partition and
+   * batch. Metadata must be JSON values (as Storm keeps them in ZooKeeper). Does not change the builder.
+   *
+   * @param name the spout's name in the ledger (unique among the guarded spouts of this state)
+   * @return a serializable spout to pass to {@code TridentTopology.newStream}
+   */
+  public <P, Q extends ISpoutPartition, M> IOpaquePartitionedTridentSpout<P, Q, M> guard(String name,
+      IOpaquePartitionedTridentSpout<P, Q, M> spout) {
+    Objects.requireNonNull(spout, "spout");
+    if (Objects.requireNonNull(name, "name").isBlank()) {
+      throw new IllegalArgumentException("the guarded spout's name must not be blank");
+    }
+    return new GuardedOpaqueSpout<>(spout, name, table, new SharedStore(storeName, store));
+  }
+
+  /** The worker's shared store of a name, as a serializable supplier for the guard. */
+  private record SharedStore(String storeName, SerializableSupplier<? extends TableStore> store)
+      implements SerializableSupplier<TableStore> {
+    @Override
+    public TableStore get() {
+      return StormStateFactory.TableSource.shared(storeName, store);
+    }
   }
 
   private org.apache.storm.trident.state.StateFactory build(StormStateFactory.Kind kind) {

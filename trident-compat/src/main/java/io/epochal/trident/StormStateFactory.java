@@ -174,6 +174,11 @@ final class StormStateFactory implements StateFactory {
     }
 
     private TableStore store() {
+      return shared(storeName, store);
+    }
+
+    /** The worker's one store of this name (made by {@code store} on first use). */
+    static TableStore shared(String storeName, SerializableSupplier<? extends TableStore> store) {
       return STORES.computeIfAbsent(storeName, n -> Objects.requireNonNull(store.get(),
           () -> "the supplier of table store '" + n + "' returned null"));
     }
