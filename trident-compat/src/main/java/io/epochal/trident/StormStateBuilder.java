@@ -1,6 +1,7 @@
 package io.epochal.trident;
 
 import io.epochal.codec.Codec;
+import io.epochal.pipeline.Guarantee;
 import io.epochal.store.table.TableStore;
 import io.epochal.trident.EpochalTrident.SerializableSupplier;
 import io.epochal.trident.internal.GuardedOpaqueSpout;
@@ -33,6 +34,7 @@ public final class StormStateBuilder {
   private SerializableSupplier<? extends Codec<Object>> values;
   private Integer cacheSize;
   private boolean workerLocal;
+  private Guarantee guarantee;
 
   StormStateBuilder(String storeName, SerializableSupplier<? extends TableStore> store, String table) {
     this.storeName = Objects.requireNonNull(storeName, "storeName");
@@ -83,6 +85,21 @@ public final class StormStateBuilder {
       throw new IllegalStateException("allowWorkerLocalStore was already set");
     }
     this.workerLocal = true;
+    return this;
+  }
+
+  /**
+   * The delivery guarantee (default {@link Guarantee#EXACTLY_ONCE}): when Storm prepares a state partition, every
+   * Trident spout feeding the state is paired with it through the engine's guarantee table, and a partitioned opaque
+   * spout without {@link #guard} is refused while more than one batch is in flight (STORM-1557);
+   * {@code EXACTLY_ONCE} refuses such a topology with {@link io.epochal.errors.GuaranteeNotDeliverableException}, a
+   * weaker guarantee is an explicit opt-in that only logs why.
+   */
+  public StormStateBuilder guarantee(Guarantee guarantee) {
+    if (this.guarantee != null) {
+      throw new IllegalStateException("guarantee was already set to " + this.guarantee);
+    }
+    this.guarantee = Objects.requireNonNull(guarantee, "guarantee");
     return this;
   }
 
@@ -141,7 +158,7 @@ public final class StormStateBuilder {
     SerializableSupplier<? extends Codec<Object>> codec = values != null ? values : JsonValues.INSTANCE;
     return new StormStateFactory(kind, new StormStateFactory.TableSource(storeName, store, table, codec,
         workerLocal),
-        cacheSize == null ? 0 : cacheSize, table);
+        cacheSize == null ? 0 : cacheSize, table, guarantee == null ? Guarantee.EXACTLY_ONCE : guarantee);
   }
 
   /** The default value codec supplier (a named class, so that it serializes without capturing anything). */
