@@ -97,7 +97,8 @@ public final class StormStates {
       List<Double> rates = new ArrayList<>();
       runs.stream().filter(r -> r.variant().equals(v)).forEach(r -> rates.add(r.wordsPerSecond()));
       rates.sort(Double::compare);
-      median.put(v, rates.get(rates.size() / 2));
+      int n = rates.size();
+      median.put(v, n % 2 == 1 ? rates.get(n / 2) : (rates.get(n / 2 - 1) + rates.get(n / 2)) / 2);
     }
     double base = median.get("storm-MemoryMapState");
     System.out.printf(Locale.ROOT, "%n%d sentences (%,d words, %d distinct), batches of %d lines, %d partitions, "
@@ -107,6 +108,7 @@ public final class StormStates {
     System.out.println("| --- | ---: | ---: | --- |");
     median.forEach((v, rate) -> System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f× | verified (%d runs) |%n", v,
         rate, rate / base, rounds));
+    System.exit(0); // Storm leaves non-daemon threads behind
   }
 
   private static Run run(LocalCluster cluster, String variant, int round, Path corpus, Map<String, Long> expected,
