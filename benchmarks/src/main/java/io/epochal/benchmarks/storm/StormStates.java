@@ -39,7 +39,7 @@ import org.apache.storm.tuple.Values;
  * Prints words/s per run and the median ratio of each variant to {@code MemoryMapState}.
  *
  * <p>{@code mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks exec:exec@storm-states
- * -Dstorm-states.args="--sentences 300000 --rounds 3"}
+ * -Dstorm-states.args="--sentences 200000 --rounds 3"}
  */
 public final class StormStates {
   /** The in-memory table stores of the Epochal runs, by store name (the LocalCluster runs in this JVM). */
@@ -63,7 +63,7 @@ public final class StormStates {
       System.exit(child.waitFor());
     }
     Map<String, String> opts = new HashMap<>(Map.of("--sentences", "300000", "--rounds", "3", "--batch", "10000",
-        "--partitions", "2", "--pending", "2", "--dir", "benchmarks/target/storm-states"));
+        "--partitions", "2", "--pending", "2", "--dir", "target/storm-states"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!opts.containsKey(args[i])) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
