@@ -76,11 +76,29 @@ final class ClusterPostgres implements AutoCloseable {
     List<Optional<Row>> rows = reader.lookup(table.get(), keys);
     for (int i = 0; i < words.size(); i++) {
       if (rows.get(i).isPresent()) {
-        OpaqueValue<Object> v = layout.read(rows.get(i).get());
-        out.put(words.get(i), ((Number) v.curr()).longValue());
+        out.put(words.get(i), ((Number) read(layout, words.get(i), rows.get(i).get()).curr()).longValue());
       }
     }
     return out;
+  }
+
+  /**
+   * One committed cell; a cell that does not decode fails with its raw bytes (one run once failed here inside
+   * jackson-core, not reproduced since: the bytes tell a torn or foreign value from a parser fault).
+   */
+  private static OpaqueValue<Object> read(OpaqueTableLayout<Object> layout, String word, Row row) {
+    try {
+      return layout.read(row);
+    } catch (RuntimeException e) {
+      throw new AssertionError("the committed cell of word " + word + " does not decode (thread "
+          + Thread.currentThread().getName() + "): value " + hex(row.getBytes("value")) + ", prev_value "
+          + hex(row.getBytes("prev_value")) + ", txid " + row.getLong("txid"), e);
+    }
+  }
+
+  private static String hex(byte[] bytes) {
+    return bytes == null ? "null" : java.util.HexFormat.of().formatHex(bytes) + " ("
+        + new String(bytes, java.nio.charset.StandardCharsets.UTF_8) + ")";
   }
 
   /** The lease rows of the store ({@code name -> "generation owner"}), read over JDBC. */

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A Trident word count with Epochal opaque state on PostgreSQL, on a real multi-process Storm cluster (ZooKeeper,
  * Nimbus, two Supervisors, two worker JVMs): worker JVMs are SIGKILLed repeatedly ({@code -Depochal.storm.kills=N},
- * default 3) and then one supervisor with its workers; the final counts read from PostgreSQL must equal a recount of
+ * default 2) and then one supervisor with its workers; the final counts read from PostgreSQL must equal a recount of
  * the spout's data set, and no count may ever exceed it.
  */
 class StormClusterWordCountIT {
@@ -31,7 +31,7 @@ class StormClusterWordCountIT {
 
   @Test
   void countsStayExactAcrossWorkerAndSupervisorKills(@TempDir Path tmp) throws Exception {
-    int kills = Integer.getInteger("epochal.storm.kills", 3);
+    int kills = Integer.getInteger("epochal.storm.kills", 2);
     SentenceSpout spout = new SentenceSpout(2, 1500 + 300L * kills, 10);
     Map<String, Long> expected = new TreeMap<>(spout.recount());
     List<String> words = new ArrayList<>(expected.keySet());

@@ -2,6 +2,7 @@ package io.epochal.stormcluster;
 
 import io.epochal.store.postgres.PostgresTableStore;
 import io.epochal.trident.EpochalTrident;
+import io.epochal.trident.StormStateBuilder;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.trident.TridentTopology;
 import org.apache.storm.trident.operation.BaseFunction;
@@ -11,7 +12,10 @@ import org.apache.storm.trident.tuple.TridentTuple;
 import org.apache.storm.tuple.Fields;
 import org.apache.storm.tuple.Values;
 
-/** The word count the cluster runs: sentences, split, grouped, counted into Epochal opaque state on PostgreSQL. */
+/**
+ * The word count the cluster runs: sentences (through the STORM-1557 guard), split, grouped, counted into Epochal
+ * opaque state on PostgreSQL.
+ */
 final class WordCountTopology {
   static final String TABLE = "word_counts";
 
@@ -33,12 +37,14 @@ final class WordCountTopology {
   static StormTopology build(SentenceSpout spout, String jdbcUrl, String user, String password, String schema,
       int stateParallelism) {
     TridentTopology t = new TridentTopology();
-    t.newStream("sentences", spout).parallelismHint(2)
+    StormStateBuilder state = EpochalTrident.stormState("pg",
+        () -> PostgresTableStore.builder(jdbcUrl).user(user).password(password).schema(schema).poolSize(2).build(),
+        TABLE);
+    // The spout's ranges are recorded beside the state (STORM-1557 guard), in the same PostgreSQL.
+    t.newStream("sentences", state.guard("sentences", spout)).parallelismHint(2)
         .each(new Fields("sentence"), new Split(), new Fields("word"))
         .groupBy(new Fields("word"))
-        .persistentAggregate(EpochalTrident.stormState("pg",
-            () -> PostgresTableStore.builder(jdbcUrl).user(user).password(password).schema(schema).poolSize(2)
-                .build(), TABLE).opaque(), new Count(), new Fields("count"))
+        .persistentAggregate(state.opaque(), new Count(), new Fields("count"))
         .parallelismHint(stateParallelism);
     return t.build();
   }

@@ -1,9 +1,13 @@
 package io.epochal.trident;
 
 import io.epochal.codec.Codec;
+import io.epochal.pipeline.Guarantee;
 import io.epochal.store.table.TableStore;
 import io.epochal.trident.EpochalTrident.SerializableSupplier;
+import io.epochal.trident.internal.GuardedOpaqueSpout;
 import java.util.Objects;
+import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
+import org.apache.storm.trident.spout.ISpoutPartition;
 import org.apache.storm.trident.state.StateSpec;
 
 /**
@@ -30,6 +34,7 @@ public final class StormStateBuilder {
   private SerializableSupplier<? extends Codec<Object>> values;
   private Integer cacheSize;
   private boolean workerLocal;
+  private Guarantee guarantee;
 
   StormStateBuilder(String storeName, SerializableSupplier<? extends TableStore> store, String table) {
     this.storeName = Objects.requireNonNull(storeName, "storeName");
@@ -83,6 +88,21 @@ public final class StormStateBuilder {
     return this;
   }
 
+  /**
+   * The delivery guarantee (default {@link Guarantee#EXACTLY_ONCE}): when Storm prepares a state partition, every
+   * Trident spout feeding the state is paired with it through the engine's guarantee table, and a partitioned opaque
+   * spout without {@link #guard} is refused while more than one batch is in flight (STORM-1557);
+   * {@code EXACTLY_ONCE} refuses such a topology with {@link io.epochal.errors.GuaranteeNotDeliverableException}, a
+   * weaker guarantee is an explicit opt-in that only logs why.
+   */
+  public StormStateBuilder guarantee(Guarantee guarantee) {
+    if (this.guarantee != null) {
+      throw new IllegalStateException("guarantee was already set to " + this.guarantee);
+    }
+    this.guarantee = Objects.requireNonNull(guarantee, "guarantee");
+    return this;
+  }
+
   /** @return a factory of Epochal {@code OpaqueMap}s (exactly-once with transactional and opaque Trident spouts) */
   public org.apache.storm.trident.state.StateFactory opaque() {
     return build(StormStateFactory.Kind.OPAQUE);
@@ -103,11 +123,42 @@ public final class StormStateBuilder {
     return new StateSpec(transactional());
   }
 
+  /**
+   * Guards a partitioned opaque spout against STORM-1557 (Storm 2.8.3 starting txids out of order with more than one
+   * batch in flight, so that the spout emits one range of a partition under two txids and the state counts it
+   * twice): its emitters record each range with records (partition, start metadata, txid) in table
+   * {@code <table>__epochal_spout_ranges} of this state's store, in one store transaction per batch fenced by a lease
+   * per spout task, and fail a batch that emits a range another live txid already emitted
+   * ({@link RangeEmittedTwiceException} inside Storm's {@code FailedException}; Storm replays the batch and every
+   * later one, and the replay emits the range once). Costs one lookup and one write of one row per partition and
+   * batch. Metadata must be JSON values (as Storm keeps them in ZooKeeper). Does not change the builder.
+   *
+   * @param name the spout's name in the ledger (unique among the guarded spouts of this state)
+   * @return a serializable spout to pass to {@code TridentTopology.newStream}
+   */
+  public <P, Q extends ISpoutPartition, M> IOpaquePartitionedTridentSpout<P, Q, M> guard(String name,
+      IOpaquePartitionedTridentSpout<P, Q, M> spout) {
+    Objects.requireNonNull(spout, "spout");
+    if (Objects.requireNonNull(name, "name").isBlank()) {
+      throw new IllegalArgumentException("the guarded spout's name must not be blank");
+    }
+    return new GuardedOpaqueSpout<>(spout, name, table, new SharedStore(storeName, store));
+  }
+
+  /** The worker's shared store of a name, as a serializable supplier for the guard. */
+  private record SharedStore(String storeName, SerializableSupplier<? extends TableStore> store)
+      implements SerializableSupplier<TableStore> {
+    @Override
+    public TableStore get() {
+      return StormStateFactory.TableSource.shared(storeName, store);
+    }
+  }
+
   private org.apache.storm.trident.state.StateFactory build(StormStateFactory.Kind kind) {
     SerializableSupplier<? extends Codec<Object>> codec = values != null ? values : JsonValues.INSTANCE;
     return new StormStateFactory(kind, new StormStateFactory.TableSource(storeName, store, table, codec,
         workerLocal),
-        cacheSize == null ? 0 : cacheSize, table);
+        cacheSize == null ? 0 : cacheSize, table, guarantee == null ? Guarantee.EXACTLY_ONCE : guarantee);
   }
 
   /** The default value codec supplier (a named class, so that it serializes without capturing anything). */

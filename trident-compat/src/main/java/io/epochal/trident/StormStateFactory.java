@@ -3,9 +3,11 @@ package io.epochal.trident;
 import io.epochal.codec.Codec;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
+import io.epochal.pipeline.Guarantee;
 import io.epochal.state.CachedMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
+import io.epochal.state.StateKind;
 import io.epochal.state.opaque.OpaqueMap;
 import io.epochal.state.opaque.OpaqueTableLayout;
 import io.epochal.state.opaque.OpaqueValue;
@@ -24,6 +26,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.storm.Config;
 import org.apache.storm.task.IMetricsContext;
+import org.apache.storm.task.TopologyContext;
 import org.apache.storm.trident.state.State;
 import org.apache.storm.trident.state.StateFactory;
 
@@ -62,7 +65,14 @@ final class StormStateFactory implements StateFactory {
   private final int cacheSize;
   private final String stateName;
 
+  private final Guarantee guarantee;
+
   StormStateFactory(Kind kind, Source source, int cacheSize, String stateName) {
+    this(kind, source, cacheSize, stateName, Guarantee.EXACTLY_ONCE);
+  }
+
+  StormStateFactory(Kind kind, Source source, int cacheSize, String stateName, Guarantee guarantee) {
+    this.guarantee = Objects.requireNonNull(guarantee, "guarantee");
     this.kind = Objects.requireNonNull(kind, "kind");
     this.source = Objects.requireNonNull(source, "source");
     this.cacheSize = cacheSize;
@@ -77,6 +87,10 @@ final class StormStateFactory implements StateFactory {
     Partition p = new Partition(partitionIndex, numPartitions, workers instanceof Number n ? n.intValue() : 1,
         "storm " + (topology == null ? "topology" : topology) + " partition " + partitionIndex + "/" + numPartitions
             + " in " + ManagementFactory.getRuntimeMXBean().getName(), cacheSize);
+    if (metrics instanceof TopologyContext context && context.getRawTopology() != null) {
+      StormPairing.check(context, conf, kind == Kind.OPAQUE ? StateKind.OPAQUE : StateKind.TRANSACTIONAL,
+          source instanceof TableSource, stateName, toString(), guarantee);
+    }
     IBackingMap<List<Object>, ?> backing = kind == Kind.OPAQUE ? source.opaque(p) : source.transactional(p);
     MapState<List<Object>, Object> map = kind == Kind.OPAQUE
         ? OpaqueMap.over(cached(opaqueCells(backing)), stateName)
@@ -174,6 +188,11 @@ final class StormStateFactory implements StateFactory {
     }
 
     private TableStore store() {
+      return shared(storeName, store);
+    }
+
+    /** The worker's one store of this name (made by {@code store} on first use). */
+    static TableStore shared(String storeName, SerializableSupplier<? extends TableStore> store) {
       return STORES.computeIfAbsent(storeName, n -> Objects.requireNonNull(store.get(),
           () -> "the supplier of table store '" + n + "' returned null"));
     }

@@ -31,7 +31,14 @@ final class TridentJson {
   /** Parses one JSON value; integral numbers come back as {@code Long} ({@code BigInteger} beyond 64 bits). */
   static Object parse(byte[] bytes, String what) {
     try {
-      return MAPPER.readValue(bytes, Object.class);
+      // Decoded as a String: Trident's JSON is always UTF-8, and jackson-core's byte-source encoding detection once
+      // failed here (storm-cluster-tests' reader) with ArrayIndexOutOfBoundsException on the valid 1-byte value "1".
+      // Strict: malformed UTF-8 is a CharacterCodingException (an IOException), never replaced.
+      String text = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+      return MAPPER.readValue(text, Object.class);
     } catch (IOException | RuntimeException e) { // a parser failure of any kind is undecodable bytes, never absent
       throw new CodecException("cannot read " + what + " as JSON (" + bytes.length + " bytes): " + e.getMessage(), e);
     }

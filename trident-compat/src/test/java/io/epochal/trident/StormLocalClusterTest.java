@@ -305,4 +305,26 @@ class StormLocalClusterTest {
     }
     assertEquals(expected, tableCounts("wc_opaque"));
   }
+
+  @Test
+  @Order(4)
+  @SuppressWarnings("try")
+  void shouldStayExactWithAGuardedOpaqueSpoutAndThreeBatchesInFlight() throws Exception {
+    List<String> sentences = Sentences.make(400, 17);
+    Map<String, Long> expected = Sentences.counts(sentences);
+    StormStateBuilder state = EpochalTrident.stormState("lc", StormLocalClusterTest::store, "wc_guarded");
+    TridentTopology topology = new TridentTopology();
+    topology.newStream("guarded", state.guard("sentences",
+            new TestPartitionedSpouts.Opaque(TestPartitionedSpouts.split(sentences, 2), 4)))
+        .each(SENTENCE, new Split(), WORD).groupBy(WORD)
+        .persistentAggregate(state.opaque(), new Count(), COUNT).parallelismHint(2);
+    Config conf = conf();
+    conf.setMaxSpoutPending(3); // the pairing check refuses an unguarded opaque partitioned spout here
+    try (LocalCluster.LocalTopology running = cluster.submitTopology("guarded", conf, topology.build())) {
+      await("guarded counts " + expected, () -> expected.equals(STORE.findTable("wc_guarded").isPresent()
+          ? tableCounts("wc_guarded") : Map.of()));
+      Thread.sleep(1_000); // a few more (empty) batches: nothing may be counted again
+      assertEquals(expected, tableCounts("wc_guarded"));
+    }
+  }
 }

@@ -165,6 +165,24 @@ public final class GuaranteeCheck {
   }
 
   /**
+   * Why one pairing is not exactly-once, in the engine's words, for engines that pair spouts and states themselves
+   * (Epochal state on Storm).
+   *
+   * @param spout the spout as {@code spout 'name' (KIND)}
+   * @param state the state as {@code state 'name' (description)}
+   * @return empty when the pairing is exactly-once
+   */
+  public static Optional<String> whyNot(SpoutKind spoutKind, StateKind stateKind, boolean atomic, String spout,
+      String state) {
+    return rule(spoutKind, stateKind, atomic).reason().map(r -> r.message(spout, state));
+  }
+
+  /** The message of an {@code EXACTLY_ONCE} refusal of {@code what} (e.g. {@code Pipeline 'wc'}). */
+  public static String refusal(String what, String why) {
+    return what + " cannot deliver EXACTLY_ONCE: " + why;
+  }
+
+  /**
    * Computes why an {@code EXACTLY_ONCE} pipeline could not deliver it: the first written state (in declaration
    * order) whose pairing with one of the spouts (in declaration order) is not exactly-once.
    *
@@ -247,8 +265,7 @@ public final class GuaranteeCheck {
       return;
     }
     if (requested == Guarantee.EXACTLY_ONCE) {
-      throw new GuaranteeNotDeliverableException("Pipeline '" + pipeline + "' cannot deliver EXACTLY_ONCE: "
-          + why.get());
+      throw new GuaranteeNotDeliverableException(refusal("Pipeline '" + pipeline + "'", why.get()));
     }
     LOG.warn("pipeline '{}' runs {} by explicit opt-in; it is not exactly-once because: {}", pipeline, requested,
         why.get());

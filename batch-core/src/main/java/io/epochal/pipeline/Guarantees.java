@@ -1,0 +1,34 @@
+package io.epochal.pipeline;
+
+import io.epochal.pipeline.internal.GuaranteeCheck;
+import io.epochal.spout.SpoutKind;
+import io.epochal.state.StateKind;
+import java.util.Optional;
+
+/**
+ * The engine's guarantee table for runtimes that pair spouts and states outside a {@link PipelineBuilder} (Epochal
+ * state on Storm): whether a (spout kind, state kind, atomic epoch commit) pairing is exactly-once, and if not why, in
+ * the words {@code PipelineBuilder.build()} uses. Stateless and thread-safe.
+ *
+ * @since 0.1.0
+ */
+public final class Guarantees {
+  private Guarantees() {
+  }
+
+  /**
+   * @param atomic whether the state commits its writes atomically with the batch (the epoch protocol)
+   * @param spout the spout as {@code spout 'name' (KIND)}
+   * @param state the state as {@code state 'name' (description)}
+   * @return empty when the pairing is exactly-once, else the reason with its fix
+   */
+  public static Optional<String> whyNotExactlyOnce(SpoutKind spoutKind, StateKind stateKind, boolean atomic,
+      String spout, String state) {
+    return GuaranteeCheck.whyNot(spoutKind, stateKind, atomic, spout, state);
+  }
+
+  /** @return the refusal message of {@code what} (e.g. {@code Storm topology 'wc'}) for reason {@code why} */
+  public static String refusal(String what, String why) {
+    return GuaranteeCheck.refusal(what, why);
+  }
+}

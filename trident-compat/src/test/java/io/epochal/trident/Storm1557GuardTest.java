@@ -1,0 +1,305 @@
+package io.epochal.trident;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.epochal.errors.LeaseLostException;
+import io.epochal.store.table.TableStore;
+import io.epochal.store.table.TableStores;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.storm.Config;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.testing.InProcessZookeeper;
+import org.apache.storm.topology.FailedException;
+import org.apache.storm.trident.operation.TridentCollector;
+import org.apache.storm.trident.operation.builtin.Count;
+import org.apache.storm.trident.spout.ICommitterTridentSpout;
+import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
+
+import org.apache.storm.trident.spout.OpaquePartitionedTridentSpoutExecutor;
+import org.apache.storm.trident.state.CombinerValueUpdater;
+import org.apache.storm.trident.state.ValueUpdater;
+import org.apache.storm.trident.state.map.MapState;
+import org.apache.storm.trident.testing.MemoryMapState;
+import org.apache.storm.trident.topology.TransactionAttempt;
+import org.apache.storm.tuple.Fields;
+import org.apache.storm.utils.Utils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * STORM-1557 reproduced on Storm 2.8.3's own {@code OpaquePartitionedTridentSpoutExecutor} emitter (its per-txid
+ * metadata cache and ZooKeeper partition state, on an in-process ZooKeeper), driven with the txid order Storm's
+ * coordinator produces with several batches in flight: txid 3 is emitted before txid 2. Both then start from the
+ * metadata committed by txid 1 and emit the same range; Storm commits both and every state counts the range twice.
+ * The guard ({@link StormStateBuilder#guard}) fails txid 2 instead, the driver replays 2 and 3 as the coordinator does
+ * after a failure, and the counts equal a recount. The batches are word counts persisted as {@code persistentAggregate}
+ * does (one {@code multiUpdate} of Count per committed batch) into Storm's {@code MemoryMapState} and Epochal's state.
+ */
+class Storm1557GuardTest {
+  private static final AtomicInteger NAMES = new AtomicInteger();
+  private static final Map<String, TableStore> STORES = new ConcurrentHashMap<>();
+  private static InProcessZookeeper zookeeper;
+
+  @BeforeAll
+  static void startZookeeper() throws Exception {
+    zookeeper = new InProcessZookeeper();
+  }
+
+  @AfterAll
+  static void stopZookeeper() throws Exception {
+    zookeeper.close();
+  }
+
+  private static String register(TableStore store) {
+    String name = "g1557-" + NAMES.incrementAndGet();
+    STORES.put(name, store);
+    return name;
+  }
+
+  private static Map<String, Object> conf() {
+    Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
+    conf.put(Config.STORM_ZOOKEEPER_SERVERS, List.of("localhost"));
+    conf.put(Config.STORM_ZOOKEEPER_PORT, (int) zookeeper.getPort());
+    conf.put(Config.TOPOLOGY_MAX_SPOUT_PENDING, 3);
+    conf.put(Config.STORM_ID, "storm1557-" + NAMES.incrementAndGet());
+    return conf;
+  }
+
+  /** Storm's own executor emitter of one spout task, and the batches it emitted per txid (last attempt). */
+  private static final class StormEmitter {
+    private final ICommitterTridentSpout.Emitter emitter;
+    private final Object coordinatorMeta;
+    private final Map<Long, TransactionAttempt> attempts = new HashMap<>();
+    private final Map<Long, List<String>> emitted = new HashMap<>();
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    StormEmitter(IOpaquePartitionedTridentSpout<?, ?, ?> spout, Map<String, Object> conf) {
+      TopologyContext context = StormContexts.topologyContext("spout", conf, new Fields("sentence"), 0, 1);
+      this.emitter = new OpaquePartitionedTridentSpoutExecutor((IOpaquePartitionedTridentSpout) spout)
+          .getEmitter("spout-state-" + conf.get(Config.STORM_ID), conf, context);
+      this.coordinatorMeta = spout.getCoordinator(conf, context).getPartitionsForBatch();
+    }
+
+    /** Storm's {@code emitBatch} of one attempt; returns how many sentences it emitted. */
+    int emit(long txid, int attempt) {
+      TransactionAttempt tx = new TransactionAttempt(txid, attempt);
+      List<String> sentences = new ArrayList<>();
+      emitter.emitBatch(tx, coordinatorMeta, new TridentCollector() {
+        @Override
+        public void emit(List<Object> values) {
+          sentences.add((String) values.get(0));
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void reportError(Throwable t) {
+          throw new AssertionError(t);
+        }
+      });
+      attempts.put(txid, tx);
+      emitted.put(txid, sentences);
+      return sentences.size();
+    }
+
+    /** The commit of a batch as Trident runs it: every state partition, then the spout's commit and success. */
+    @SuppressWarnings("rawtypes")
+    void commit(long txid, List<MapState<Object>> states) {
+      Map<String, Long> words = new TreeMap<>();
+      for (String s : emitted.get(txid)) {
+        for (String w : s.split(" ")) {
+          words.merge(w, 1L, Long::sum);
+        }
+      }
+      List<List<Object>> keys = new ArrayList<>();
+      List<ValueUpdater> updaters = new ArrayList<>();
+      words.forEach((w, n) -> {
+        keys.add(List.of(w));
+        updaters.add(new CombinerValueUpdater(new Count(), n));
+      });
+      for (MapState<Object> state : states) {
+        state.beginCommit(txid);
+        if (!keys.isEmpty()) {
+          state.multiUpdate(keys, updaters);
+        }
+        state.commit(txid);
+      }
+      emitter.commit(attempts.get(txid));
+      emitter.success(attempts.get(txid));
+    }
+
+    /** Emits and commits the following batches in order until the spout has nothing left. */
+    void drain(long fromTxid, List<MapState<Object>> states) {
+      for (long t = fromTxid; ; t++) {
+        int n = emit(t, 0);
+        commit(t, states);
+        if (n == 0) {
+          return;
+        }
+      }
+    }
+  }
+
+  private static List<List<String>> data() {
+    return TestPartitionedSpouts.split(Sentences.make(60, 1557), 2);
+  }
+
+  private static Map<String, Long> expected() {
+    return Sentences.counts(Sentences.make(60, 1557));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static MapState<Object> stormMemoryState(Map<String, Object> conf) {
+    return (MapState<Object>) new MemoryMapState.Factory().makeState(conf, null, 0, 1);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static MapState<Object> epochalState(StormStateBuilder state, Map<String, Object> conf) {
+    return (MapState<Object>) state.opaque().makeState(conf, null, 0, 1);
+  }
+
+  private static Map<String, Long> counts(MapState<Object> state) {
+    List<String> words = new ArrayList<>(expected().keySet());
+    List<List<Object>> keys = new ArrayList<>();
+    words.forEach(w -> keys.add(List.of(w)));
+    List<Object> values = state.multiGet(keys);
+    Map<String, Long> out = new HashMap<>();
+    for (int i = 0; i < words.size(); i++) {
+      if (values.get(i) != null) {
+        out.put(words.get(i), ((Number) values.get(i)).longValue());
+      }
+    }
+    return out;
+  }
+
+  private static long total(Map<String, Long> counts) {
+    return counts.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  @Test
+  void stormCountsARangeTwiceWhenTxid3IsEmittedBeforeTxid2() {
+    Map<String, Object> conf = conf();
+    String store = register(TableStores.inMemory());
+    MapState<Object> storm = stormMemoryState(conf);
+    MapState<Object> epochal = epochalState(EpochalTrident.stormState(store, () -> STORES.get(store), "wc"), conf);
+    List<MapState<Object>> states = List.of(storm, epochal);
+    StormEmitter e = new StormEmitter(new TestPartitionedSpouts.Opaque(data(), 3), conf);
+    e.emit(1, 0);
+    e.commit(1, states);
+    int third = e.emit(3, 0);
+    int second = e.emit(2, 0);
+    assertEquals(e.emitted.get(3L), e.emitted.get(2L), "Storm's emitter gives txids 2 and 3 the same range");
+    assertTrue(second > 0 && third > 0);
+    e.commit(2, states);
+    e.commit(3, states);
+    e.drain(4, states);
+    long words = 0;
+    for (String s : e.emitted.get(2L)) {
+      words += s.split(" ").length;
+    }
+    // Storm's MemoryMapState counts the range twice; so does any state fed by the unguarded spout.
+    assertEquals(total(expected()) + words, total(counts(storm)));
+    assertNotEquals(expected(), counts(storm));
+    assertEquals(counts(storm), counts(epochal));
+  }
+
+  @Test
+  void theGuardFailsTheSecondEmissionOfTheRangeAndTheReplayCountsExactly() {
+    Map<String, Object> conf = conf();
+    String store = register(TableStores.inMemory());
+    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
+    MapState<Object> epochal = epochalState(state, conf);
+    MapState<Object> storm = stormMemoryState(conf);
+    List<MapState<Object>> states = List.of(epochal, storm);
+    StormEmitter e = new StormEmitter(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
+    e.emit(1, 0);
+    e.commit(1, states);
+    e.emit(3, 0);
+    FailedException failed = assertThrows(FailedException.class, () -> e.emit(2, 0));
+    RangeEmittedTwiceException twice = assertInstanceOf(RangeEmittedTwiceException.class, failed.getCause());
+    assertEquals(2, twice.txid());
+    assertEquals(3, twice.firstTxid());
+    assertTrue(twice.retryable());
+    // The coordinator fails txid 2 and every later one, and replays them in order (attempt 1 re-cuts them).
+    e.emit(2, 1);
+    e.emit(3, 1);
+    e.commit(2, states);
+    e.commit(3, states);
+    // The race again, on the next txids.
+    e.emit(5, 0);
+    FailedException again = assertThrows(FailedException.class, () -> e.emit(4, 0));
+    assertEquals(5, ((RangeEmittedTwiceException) again.getCause()).firstTxid());
+    e.emit(4, 1);
+    e.emit(5, 1);
+    e.commit(4, states);
+    e.commit(5, states);
+    e.drain(6, states);
+    assertEquals(expected(), counts(epochal));
+    assertEquals(expected(), counts(storm), "the guard is in the spout: every state fed by it is exact");
+  }
+
+  @Test
+  void replaysInOrderAreNeverRefusedEvenWhenTheyReCutTheBatches() {
+    Map<String, Object> conf = conf();
+    String store = register(TableStores.inMemory());
+    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
+    MapState<Object> epochal = epochalState(state, conf);
+    List<MapState<Object>> states = List.of(epochal);
+    StormEmitter e = new StormEmitter(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
+    e.emit(1, 0);
+    e.emit(2, 0);
+    e.emit(3, 0);
+    e.emit(4, 0);
+    e.commit(1, states);
+    // Txid 2 fails: 2, 3 and 4 are replayed with new attempts, each re-cut one sentence longer, then twice more.
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      e.emit(2, attempt);
+      e.emit(3, attempt);
+      e.emit(4, attempt);
+    }
+    e.commit(2, states);
+    e.commit(3, states);
+    e.commit(4, states);
+    e.drain(5, states);
+    assertEquals(expected(), counts(epochal));
+  }
+
+  @Test
+  void aZombieEmitterOfTheSameTaskCannotRecord() {
+    Map<String, Object> conf = conf();
+    String store = register(TableStores.inMemory());
+    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
+    IOpaquePartitionedTridentSpout<Integer, TestPartitionedSpouts.Partition, Map<String, Object>> guarded =
+        state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3));
+    StormEmitter zombie = new StormEmitter(guarded, conf);
+    zombie.emit(1, 0);
+    StormEmitter successor = new StormEmitter(guarded, conf); // Storm moved the task: same task index
+    successor.emit(1, 1);
+    assertThrows(LeaseLostException.class, () -> zombie.emit(2, 0));
+  }
+
+  @Test
+  void theGuardKeepsNoRecordOfEmptyEmissions() {
+    Map<String, Object> conf = conf();
+    String store = register(TableStores.inMemory());
+    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
+    StormEmitter e = new StormEmitter(state.guard("sentences", new TestPartitionedSpouts.Opaque(
+        List.of(List.of(), List.of()), 3)), conf);
+    assertEquals(0, e.emit(2, 0));
+    assertEquals(0, e.emit(1, 0)); // the same (empty) start under two txids: nothing to count twice
+  }
+
+}
