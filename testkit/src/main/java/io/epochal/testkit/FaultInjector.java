@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.state.Epoch;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.OpaqueSpout;
@@ -260,54 +261,54 @@ public final class FaultInjector {
     }
 
     @Override
-    public void beginCommit(long txid) {
+    public void begin(Epoch epoch) {
       state.beginCommit(txid);
     }
 
     @Override
-    public void commit(long txid) {
-      state.commit(txid);
+    public void end() {
+      state.end();
     }
 
     @Override
-    public void abort(long txid) {
-      state.abort(txid);
+    public void abort() {
+      state.abort();
     }
 
     @Override
-    public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+    public Map<K, V> multiGet(Collection<? extends K> keys) {
       beforeWrite();
-      Map<K, V> result = state.multiGet(txid, keys);
+      Map<K, V> result = state.multiGet(keys);
       timeline.read(txid, keys, result);
       return result;
     }
 
     @Override
-    public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
       beforeWrite();
       Fault f = updaters.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
       if (f == null) {
-        Map<K, V> result = state.multiUpdate(txid, updaters);
+        Map<K, V> result = state.multiUpdate(updaters);
         timeline.wrote(txid, result);
         return result;
       }
       Map<K, ValueUpdater<V>> prefix = new LinkedHashMap<>(prefix(updaters, Math.min(f.prefix(),
           updaters.size() - 1)));
-      timeline.wrote(txid, state.multiUpdate(txid, prefix));
+      timeline.wrote(txid, state.multiUpdate(prefix));
       throw raise(f, txid);
     }
 
     @Override
-    public void multiPut(long txid, Map<K, V> values) {
+    public void multiPut(Map<K, V> values) {
       beforeWrite();
       Fault f = values.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
       if (f == null) {
-        state.multiPut(txid, values);
+        state.multiPut(values);
         timeline.wrote(txid, values);
         return;
       }
       Map<K, V> prefix = prefix(values, Math.min(f.prefix(), values.size() - 1));
-      state.multiPut(txid, prefix);
+      state.multiPut(prefix);
       timeline.wrote(txid, prefix);
       throw raise(f, txid);
     }

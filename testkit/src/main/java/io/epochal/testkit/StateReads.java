@@ -34,7 +34,7 @@ final class StateReads {
     for (Map.Entry<Integer, List<K>> part : byPartition.entrySet()) {
       ReadOnlyMapState<K, V> state = factory.makeState(epochs.context(stateName, part.getKey(), partitions));
       try {
-        out.putAll(state.multiGet(lastTxid + 1, part.getValue()));
+        out.putAll(state.multiGet(part.getValue()));
       } finally {
         ReplayCheck.closeIfCloseable(state);
       }

@@ -1,5 +1,7 @@
 package io.epochal.testkit;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.epochal.state.CachedMap;
@@ -30,17 +32,17 @@ class FaultInjectorLifecycleTest {
     }
 
     @Override
-    public void beginCommit(long txid) {
+    public void begin(Epoch epoch) {
       calls.add("begin " + txid);
     }
 
     @Override
-    public void commit(long txid) {
+    public void end() {
       calls.add("commit " + txid);
     }
 
     @Override
-    public void abort(long txid) {
+    public void abort() {
       calls.add("abort " + txid);
     }
   }
@@ -49,10 +51,10 @@ class FaultInjectorLifecycleTest {
   void beginCommitCommitAndAbortReachTheWrappedMap() {
     Lifecycle inner = new Lifecycle();
     IBackingMap<String, Long> wrapped = new FaultInjector(List.of()).wrap(inner);
-    wrapped.beginCommit(1);
-    wrapped.commit(1);
-    wrapped.beginCommit(2);
-    wrapped.abort(2);
+    wrapped.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    wrapped.end();
+    wrapped.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    wrapped.abort();
     assertEquals(List.of("begin 1", "commit 1", "begin 2", "abort 2"), inner.calls);
   }
 
@@ -61,10 +63,10 @@ class FaultInjectorLifecycleTest {
     InMemoryBackingMap<String, Long> store = new InMemoryBackingMap<>();
     CachedMap<String, Long> cache = new CachedMap<>(store, 10);
     IBackingMap<String, Long> wrapped = new FaultInjector(List.of()).wrap(cache);
-    wrapped.beginCommit(1);
+    wrapped.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     wrapped.multiPut(Map.of("a", 1L));
     store.multiPut(Map.of("a", 0L)); // what the store holds once the failed attempt is undone (an epoch-buffered map)
-    wrapped.abort(1);
+    wrapped.abort();
     assertEquals(Map.of("a", 0L), wrapped.multiGet(List.of("a")), "the abort reached the cache, which evicted");
   }
 }

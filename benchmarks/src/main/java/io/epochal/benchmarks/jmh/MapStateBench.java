@@ -99,8 +99,8 @@ public class MapStateBench {
   public Map<String, Long> transactionalInMemory() {
     long t = ++txid;
     memTx.beginCommit(t);
-    Map<String, Long> out = memTx.multiUpdate(t, updaters);
-    memTx.commit(t);
+    Map<String, Long> out = memTx.multiUpdate(updaters);
+    memTx.end();
     return out;
   }
 
@@ -108,8 +108,8 @@ public class MapStateBench {
   public Map<String, Long> opaqueInMemory() {
     long t = ++txid;
     memOpaque.beginCommit(t);
-    Map<String, Long> out = memOpaque.multiUpdate(t, updaters);
-    memOpaque.commit(t);
+    Map<String, Long> out = memOpaque.multiUpdate(updaters);
+    memOpaque.end();
     return out;
   }
 
@@ -128,20 +128,18 @@ public class MapStateBench {
   @Benchmark
   public Map<String, Long> transactionalRocksDbUpdateOnly() {
     long t = txid + 1; // nothing is committed: every invocation replays the same txid
-    epochs.open(t);
-    rocksTx.beginCommit(t);
-    Map<String, Long> out = rocksTx.multiUpdate(t, updaters);
-    rocksTx.abort(t);
+    rocksTx.begin(epochs.open(t));
+    Map<String, Long> out = rocksTx.multiUpdate(updaters);
+    rocksTx.abort();
     epochs.abort();
     return out;
   }
 
   private Map<String, Long> epoch(MapState<String, Long> state) {
     long t = ++txid;
-    epochs.open(t);
-    state.beginCommit(t);
-    Map<String, Long> out = state.multiUpdate(t, updaters);
-    state.commit(t);
+    state.begin(epochs.open(t));
+    Map<String, Long> out = state.multiUpdate(updaters);
+    state.end();
     epochs.commit(META);
     return out;
   }

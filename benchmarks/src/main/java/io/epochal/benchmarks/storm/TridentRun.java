@@ -411,7 +411,7 @@ public final class TridentRun {
 
     @Override
     public void commit(Long txid) {
-      inner.commit(txid);
+      inner.end();
       COMMITTED.merge(partition, txid, Math::max);
     }
   }

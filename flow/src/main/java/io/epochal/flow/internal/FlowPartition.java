@@ -58,7 +58,7 @@ public final class FlowPartition<K, T, R> implements State {
   }
 
   @Override
-  public void beginCommit(long txid) {
+  public void begin(Epoch epoch) {
     Epoch previous = epoch;
     if (previous != null) {
       previous.end();
@@ -111,7 +111,7 @@ public final class FlowPartition<K, T, R> implements State {
   }
 
   @Override
-  public void commit(long txid) {
+  public void end() {
     Epoch e = requireEpoch(txid, "commit");
     try {
       for (MutableClient<K, ?> s : states) {
@@ -123,7 +123,7 @@ public final class FlowPartition<K, T, R> implements State {
   }
 
   @Override
-  public void abort(long txid) {
+  public void abort() {
     Epoch e = epoch;
     if (e != null) {
       e.end();

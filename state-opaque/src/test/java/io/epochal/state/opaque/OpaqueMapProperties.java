@@ -1,5 +1,7 @@
 package io.epochal.state.opaque;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,15 +52,15 @@ class OpaqueMapProperties {
     for (Batch batch : schedule) {
       txid++;
       for (FailedAttempt failure : batch.failures()) {
-        map.beginCommit(txid);
+        map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
         int failingCall = failure.callSeed() % failure.calls().size();
         for (int i = 0; i < failingCall; i++) {
-          map.multiUpdate(txid, updaters(failure.calls().get(i)));
+          map.multiUpdate(updaters(failure.calls().get(i)));
         }
         Map<String, Long> failing = failure.calls().get(failingCall);
         store.failNextPutAfter(failure.cellsSeed() % (failing.size() + 1));
         try {
-          map.multiUpdate(txid, updaters(failing));
+          map.multiUpdate(updaters(failing));
           throw new AssertionError("an opaque update writes every key, so the armed multiPut must fail");
         } catch (InjectedFailure expected) {
           // the attempt failed in the middle of its multiPut
@@ -66,22 +68,22 @@ class OpaqueMapProperties {
         if (failure.restart()) {
           map = OpaqueMap.over(store, TABLE);
         } else {
-          map.abort(txid);
+          map.abort();
         }
       }
       Map<String, Long> before = Map.copyOf(model);
-      map.beginCommit(txid);
+      map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
       for (Map<String, Long> call : batch.calls()) {
         Map<String, Long> expected = new HashMap<>();
         call.forEach((key, increment) -> expected.put(key, model.getOrDefault(key, 0L) + increment));
-        assertEquals(expected, map.multiUpdate(txid, updaters(call)));
+        assertEquals(expected, map.multiUpdate(updaters(call)));
         model.putAll(expected);
       }
-      map.commit(txid);
+      map.end();
 
-      assertEquals(model, map.multiGet(txid, KEYS), "read of batch " + txid + " after its commit");
-      assertEquals(model, OpaqueMap.over(store, TABLE).multiGet(txid + 1, KEYS), "store after batch " + txid);
-      assertEquals(before, OpaqueMap.over(store, TABLE).multiGet(txid, KEYS), "a replay of batch " + txid);
+      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " after its commit");
+      assertEquals(model, OpaqueMap.over(store, TABLE).multiGet(KEYS), "store after batch " + txid);
+      assertEquals(before, OpaqueMap.over(store, TABLE).multiGet(KEYS), "a replay of batch " + txid);
       for (OpaqueValue<Long> cell : store.cells().values()) {
         assertTrue(cell.txid() <= txid, cell::toString);
       }

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.state.Epoch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.epochal.codec.Codecs;
@@ -58,11 +59,11 @@ class CachedMapAbortTest {
     boolean failed;
 
     @Override
-    public void beginCommit(long txid) {
+    public void begin(Epoch epoch) {
     }
 
     @Override
-    public void commit(long txid) {
+    public void end() {
       if (txid == 2 && !failed) {
         failed = true;
         throw new EpochalException("injected after the counts of txid 2", null, true, ErrorContext.NONE);
@@ -106,7 +107,7 @@ class CachedMapAbortTest {
       public FailOnce makeState(StateContext context) {
         return new FailOnce() {
           @Override
-          public void commit(long txid) {
+          public void end() {
           }
         };
       }
