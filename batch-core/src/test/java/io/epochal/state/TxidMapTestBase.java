@@ -1,6 +1,5 @@
 package io.epochal.state;
 
-import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -10,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateAheadException;
+import io.epochal.spout.BatchAttempt;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -118,10 +118,12 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
   // the per-attempt cache's lifecycle
 
   @Test
-  public void shouldDropCacheOnAbortEvenWithoutANewBeginCommit() {
+  public void shouldDropCacheOnAbort() {
     map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     map.multiUpdate(Map.of("a", plus(1)));
     map.abort();
+    assertThrows(IllegalStateException.class, () -> map.multiUpdate(Map.of("a", plus(1))), "no epoch after abort");
+    map.begin(Epoch.of("test", new BatchAttempt(1, 2)));
     assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
   }
 
@@ -145,9 +147,32 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
   }
 
   @Test
-  public void shouldWorkWithoutBeginCommit() {
-    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
-    assertEquals(Map.of("a", 3L), map.multiUpdate(Map.of("a", plus(2))));
+  public void shouldRefuseEveryCallOutsideBeginAndEndBeforeTouchingTheStore() {
+    for (int round = 0; round < 2; round++) {
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> map.multiGet(List.of("a")));
+      assertTrue(e.getMessage().contains("outside begin(epoch)..end()"), e.getMessage());
+      assertThrows(IllegalStateException.class, () -> map.multiUpdate(Map.of("a", plus(1))));
+      assertThrows(IllegalStateException.class, () -> map.multiPut(Map.of("a", 1L)));
+      map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+      map.end();
+    }
+    assertEquals(List.of(), store.gets());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  public void shouldReadCommittedValuesInAReadOnlyEpochAndRefuseWritesThere() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(2)));
+    map.end();
+    map.begin(Epoch.readAfter("test", 1));
+    assertEquals(Map.of("a", 2L), map.multiGet(List.of("a")));
+    store.forgetCalls();
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> map.multiUpdate(Map.of("a", plus(1))));
+    assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+    assertThrows(IllegalStateException.class, () -> map.multiPut(Map.of("a", 1L)));
+    map.end();
+    assertEquals(List.of(), store.puts());
   }
 
   // results, nulls and arguments
@@ -163,6 +188,7 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
 
   @Test
   public void shouldRejectNullArguments() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     assertEquals("keys", assertThrows(NullPointerException.class, () -> map.multiGet(null)).getMessage());
     assertEquals("updaters", assertThrows(NullPointerException.class, () -> map.multiUpdate(null)).getMessage());
     assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(null)).getMessage());
@@ -171,6 +197,7 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
   /** Null keys are bad records (finding 5/11: not an NPE, which the engine would retry). */
   @Test
   public void shouldRejectNullKeysBeforeTouchingTheStore() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
     updaters.put(null, plus(1));
     Map<String, Long> values = new HashMap<>();
@@ -207,6 +234,7 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
 
   @Test
   public void shouldRejectNullUpdaterAndNullValueWritingNothing() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
     updaters.put("a", null);
     Map<String, Long> values = new HashMap<>();
@@ -223,6 +251,7 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
   /** Finding 5: an updater's null was a (retried) NullPointerException; it is a fatal error naming table, key, txid. */
   @Test
   public void shouldRejectUpdaterReturningNullNamingKeyTableAndTxid() {
+    map.begin(Epoch.of("test", new BatchAttempt(3, 1)));
     InvalidRecordException e = assertThrows(InvalidRecordException.class,
         () -> map.multiUpdate(Map.of("a", stored -> null)));
     assertTrue(e.getMessage().startsWith("updater returned null for key 'a' of table 'counts' (txid 3)"),
@@ -234,12 +263,12 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     assertEquals(List.of(), store.puts());
   }
 
+  /** The txid is checked once, where the epoch is made; the map trusts its epoch. */
   @Test
-  public void shouldRejectTxidBelowOne() {
-    assertThrows(IllegalArgumentException.class, () -> map.begin(Epoch.of("test", new BatchAttempt(0, 1))));
-    assertThrows(IllegalArgumentException.class, () -> map.multiGet(List.of("a")));
-    assertThrows(IllegalArgumentException.class, () -> map.multiUpdate(Map.of("a", plus(1))));
-    assertThrows(IllegalArgumentException.class, () -> map.multiPut(Map.of("a", 1L)));
+  public void shouldRejectTxidBelowOneWhereTheEpochIsMade() {
+    assertThrows(IllegalArgumentException.class, () -> new BatchAttempt(0, 1));
+    assertThrows(IllegalArgumentException.class, () -> Epoch.readAfter("test", -1));
+    assertThrows(NullPointerException.class, () -> map.begin(null));
   }
 
   @Test
@@ -264,6 +293,8 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     assertEquals(mapName + " over recording-store", factory.describe());
     MapState<String, Long> p0 = factory.makeState(new StateContext("wc", "word-counts", 0, 2));
     MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "word-counts", 1, 2));
+    p0.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    p1.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
     p0.multiUpdate(Map.of("a", plus(1)));
     p1.multiUpdate(Map.of("b", plus(1)));
     assertEquals(Set.of("a", "b"), store.cells().keySet());
@@ -279,7 +310,9 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
         factoryPerPartition.apply(context -> stores.get(context.partitionIndex()));
     assertEquals(kind, factory.kind());
     assertTrue(factory.describe().startsWith(mapName + " over"), factory.describe());
-    factory.makeState(new StateContext("wc", "words", 1, 2)).multiUpdate(Map.of("a", plus(1)));
+    MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "words", 1, 2));
+    p1.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    p1.multiUpdate(Map.of("a", plus(1)));
     assertEquals(Map.of(), stores.get(0).cells());
     assertEquals(Map.of("a", firstCell.of(1, 1)), stores.get(1).cells());
   }

@@ -1,6 +1,7 @@
 package io.epochal.state.opaque;
 
 import io.epochal.state.Epoch;
+import io.epochal.state.MapState;
 import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,8 +52,9 @@ class OpaqueMapProperties {
     long txid = 0;
     for (Batch batch : schedule) {
       txid++;
+      int attempt = 0;
       for (FailedAttempt failure : batch.failures()) {
-        map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
+        map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
         int failingCall = failure.callSeed() % failure.calls().size();
         for (int i = 0; i < failingCall; i++) {
           map.multiUpdate(updaters(failure.calls().get(i)));
@@ -72,21 +74,33 @@ class OpaqueMapProperties {
         }
       }
       Map<String, Long> before = Map.copyOf(model);
-      map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
+      map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
       for (Map<String, Long> call : batch.calls()) {
         Map<String, Long> expected = new HashMap<>();
         call.forEach((key, increment) -> expected.put(key, model.getOrDefault(key, 0L) + increment));
         assertEquals(expected, map.multiUpdate(updaters(call)));
         model.putAll(expected);
       }
+      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " in its epoch");
       map.end();
 
-      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " after its commit");
-      assertEquals(model, OpaqueMap.over(store, TABLE).multiGet(KEYS), "store after batch " + txid);
-      assertEquals(before, OpaqueMap.over(store, TABLE).multiGet(KEYS), "a replay of batch " + txid);
+      assertEquals(model, read(OpaqueMap.over(store, TABLE), Epoch.readAfter("test", txid)),
+          "store after batch " + txid);
+      assertEquals(before, read(OpaqueMap.over(store, TABLE), Epoch.of("test", new BatchAttempt(txid, attempt + 1))),
+          "a replay of batch " + txid);
       for (OpaqueValue<Long> cell : store.cells().values()) {
         assertTrue(cell.txid() <= txid, cell::toString);
       }
+    }
+  }
+
+  /** Reads {@code KEYS} in {@code epoch}, begun and ended around the read. */
+  private static Map<String, Long> read(MapState<String, Long> map, Epoch epoch) {
+    map.begin(epoch);
+    try {
+      return map.multiGet(KEYS);
+    } finally {
+      map.end();
     }
   }
 

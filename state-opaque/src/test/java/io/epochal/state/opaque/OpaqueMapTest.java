@@ -211,12 +211,14 @@ class OpaqueMapTest extends TxidMapTestBase<OpaqueValue<Long>, OpaqueMap<String,
   // the per-attempt cache's lifecycle and replays
 
   @Test
-  void shouldKeepCacheAfterCommitSoReadsOfTheSameBatchSeeTheAttempt() {
+  void shouldServeReadsOfTheSameEpochFromTheAttemptAndRefuseThemAfterEnd() {
     map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     map.multiUpdate(Map.of("a", plus(1)));
-    map.end();
     store.forgetCalls();
     assertEquals(Map.of("a", 1L), map.multiGet(List.of("a")));
+    assertEquals(List.of(), store.gets());
+    map.end();
+    assertThrows(IllegalStateException.class, () -> map.multiGet(List.of("a")));
     assertEquals(List.of(), store.gets());
   }
 
@@ -234,9 +236,11 @@ class OpaqueMapTest extends TxidMapTestBase<OpaqueValue<Long>, OpaqueMap<String,
   }
 
   @Test
-  void shouldNotServeCacheToACallForAnotherTxid() {
+  void shouldNotServeCacheToAnotherEpoch() {
     map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     map.multiUpdate(Map.of("a", plus(1)));
+    map.end();
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     store.forgetCalls();
     assertEquals(Map.of("a", 2L), map.multiUpdate(Map.of("a", plus(1))));
     assertEquals(List.of(List.of("a")), store.gets());
@@ -262,11 +266,13 @@ class OpaqueMapTest extends TxidMapTestBase<OpaqueValue<Long>, OpaqueMap<String,
     map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     map.multiUpdate(Map.of("a", plus(1)));
     map.abort();
-    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 2)));
     map.multiUpdate(Map.of("b", plus(1)));
-    map.end();
     assertEquals(Map.of("a", 10L, "b", 1L), map.multiGet(List.of("a", "b")));
+    map.end();
+    map.begin(Epoch.readAfter("test", 2));
     assertEquals(Map.of("a", 11L, "b", 1L), map.multiGet(List.of("a", "b")));
+    map.end();
   }
 
   @Test

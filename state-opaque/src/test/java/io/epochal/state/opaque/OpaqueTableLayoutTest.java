@@ -1,5 +1,6 @@
 package io.epochal.state.opaque;
 
+import io.epochal.state.Epoch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -128,6 +129,8 @@ class OpaqueTableLayoutTest {
     map.end();
     epochs.commit(META);
     assertEquals(1, scan(store).size());
+    map.begin(Epoch.readAfter("p", 2));
     assertEquals(Map.of(), map.multiGet(List.of("a")));
+    map.end();
   }
 }

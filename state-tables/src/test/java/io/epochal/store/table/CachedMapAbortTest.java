@@ -54,7 +54,10 @@ class CachedMapAbortTest {
     }
   }
 
-  /** A state declared after the counts, failing the first attempt of txid 2 after the counts were written. */
+  /**
+   * A state declared after the counts, failing the first attempt of txid 2 after the counts were written (in its
+   * update: states end only after the commit phase's last node, and the lookup below must not see that attempt).
+   */
   private static class FailOnce implements State {
     boolean failed;
 
@@ -64,7 +67,10 @@ class CachedMapAbortTest {
 
     @Override
     public void end() {
-      if (txid == 2 && !failed) {
+    }
+
+    void failOnceIn(BatchAttempt batch) {
+      if (batch.txid() == 2 && !failed) {
         failed = true;
         throw new EpochalException("injected after the counts of txid 2", null, true, ErrorContext.NONE);
       }
@@ -100,16 +106,12 @@ class CachedMapAbortTest {
       public StateKind kind() {
         return StateKind.TRANSACTIONAL;
       }
-    }, (state, batch, records) -> { });
+    }, (state, batch, records) -> state.failOnceIn(batch));
     List<Long> seen = new ArrayList<>();
     words.lookup(counts, w -> w, (w, v) -> v.orElse(0L)).partitionPersist("seen", new StateFactory<FailOnce>() {
       @Override
       public FailOnce makeState(StateContext context) {
-        return new FailOnce() {
-          @Override
-          public void end() {
-          }
-        };
+        return new FailOnce();
       }
 
       @Override

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.state.Epoch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +11,7 @@ import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.TableClaimedTwiceException;
+import io.epochal.state.ForwardingBackingMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -80,7 +82,9 @@ class TableStatesTest {
     map.end();
     epochs.commit(META);
     assertEquals(List.of("b"), scan(store, "p/s").stream().map(r -> r.key().get("key")).toList());
+    map.begin(Epoch.readAfter("p", 2));
     assertEquals(Map.of(), map.multiGet(List.of("a")));
+    map.end();
   }
 
   @Test
@@ -164,10 +168,12 @@ class TableStatesTest {
         .makeState(epochs.context("s", 0, 1));
     map.begin(epochs.open(1));
     map.multiPut(Map.of(new Pair("ann", 3), 5L));
+    map.end();
     epochs.commit(META);
     Row row = scan(store, "p/s").get(0);
     assertEquals(new Pair("ann", 3), pairs.fromKey(row.key()));
     assertEquals(io.epochal.hash.FarmHash.farmHash("ann", 3L), row.key().hash());
+    map.begin(epochs.open(2));
     assertEquals(Map.of(new Pair("ann", 3), 5L), map.multiGet(List.of(new Pair("ann", 3))));
     // a key the codec cannot map is a bad record, not a transient failure: not retryable, naming table and column
     InvalidRecordException bad = assertThrows(InvalidRecordException.class,
@@ -190,16 +196,11 @@ class TableStatesTest {
     BackingMapLayer counting = new BackingMapLayer() {
       @Override
       public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> inner) {
-        return new IBackingMap<>() {
-          @Override
-          public Map<K, C> multiGet(Collection<? extends K> keys) {
-            return inner.multiGet(keys);
-          }
-
+        return new ForwardingBackingMap<>(inner) {
           @Override
           public void multiPut(Map<K, C> cells) {
             puts.incrementAndGet();
-            inner.multiPut(cells);
+            super.multiPut(cells);
           }
         };
       }

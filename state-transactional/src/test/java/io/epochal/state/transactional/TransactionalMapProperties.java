@@ -1,6 +1,7 @@
 package io.epochal.state.transactional;
 
 import io.epochal.state.Epoch;
+import io.epochal.state.MapState;
 import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,8 +46,9 @@ class TransactionalMapProperties {
     long txid = 0;
     for (Batch batch : schedule) {
       txid++;
+      int attempt = 0;
       for (Failure failure : batch.failures()) {
-        map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
+        map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
         int failingCall = failure.callSeed() % batch.calls().size();
         for (int i = 0; i < failingCall; i++) {
           map.multiUpdate(updaters(batch.calls().get(i)));
@@ -68,20 +70,31 @@ class TransactionalMapProperties {
           map.abort();
         }
       }
-      map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
+      map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
       for (Map<String, Long> call : batch.calls()) {
         Map<String, Long> expected = new HashMap<>();
         call.forEach((key, increment) -> expected.put(key, model.getOrDefault(key, 0L) + increment));
         assertEquals(expected, map.multiUpdate(updaters(call)));
         model.putAll(expected);
       }
+      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " in its epoch");
       map.end();
 
-      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " after its commit");
-      assertEquals(model, TransactionalMap.over(store, TABLE).multiGet(KEYS), "store after batch " + txid);
+      assertEquals(model, read(TransactionalMap.over(store, TABLE), Epoch.readAfter("test", txid)),
+          "store after batch " + txid);
       for (TransactionalValue<Long> cell : store.cells().values()) {
         assertTrue(cell.txid() <= txid, cell::toString);
       }
+    }
+  }
+
+  /** Reads {@code KEYS} in {@code epoch}, begun and ended around the read. */
+  private static Map<String, Long> read(MapState<String, Long> map, Epoch epoch) {
+    map.begin(epoch);
+    try {
+      return map.multiGet(KEYS);
+    } finally {
+      map.end();
     }
   }
 

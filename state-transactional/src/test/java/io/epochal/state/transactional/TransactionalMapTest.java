@@ -189,14 +189,16 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   // the per-attempt cache's lifecycle
 
   @Test
-  void shouldKeepCacheAfterCommitSoReadsOfTheSameBatchSeeTheAttempt() {
+  void shouldServeReadsOfTheSameEpochFromTheAttemptAndRefuseThemAfterEnd() {
     map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     map.multiUpdate(Map.of("a", plus(1)));
-    map.end();
     store.forgetCalls();
     assertEquals(Map.of("a", 1L), map.multiGet(List.of("a")));
     assertEquals(List.of(), store.gets());
     assertEquals(Map.of("a", 3L), map.multiUpdate(Map.of("a", plus(2))));
+    map.end();
+    assertThrows(IllegalStateException.class, () -> map.multiGet(List.of("a")));
+    assertEquals(List.of(), store.gets());
   }
 
   @Test
@@ -221,9 +223,11 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   }
 
   @Test
-  void shouldNotServeCacheToACallForAnotherTxid() {
+  void shouldNotServeCacheToAnotherEpoch() {
     map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     map.multiUpdate(Map.of("a", plus(1)));
+    map.end();
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     store.forgetCalls();
     assertEquals(Map.of("a", 2L), map.multiUpdate(Map.of("a", plus(1))));
     assertEquals(List.of(List.of("a")), store.gets());
