@@ -248,6 +248,8 @@ public final class FaultInjector {
 
   private final class FaultInjectingMapState<K, V> implements MapState<K, V> {
     private final MapState<K, V> state;
+    /** The txid of the epoch this partition was begun with, for the timeline and the faults. */
+    private long txid;
 
     FaultInjectingMapState(MapState<K, V> state) {
       this.state = Objects.requireNonNull(state, "state factory returned null");
@@ -262,7 +264,8 @@ public final class FaultInjector {
 
     @Override
     public void begin(Epoch epoch) {
-      state.beginCommit(txid);
+      txid = epoch.txid();
+      state.begin(epoch);
     }
 
     @Override

@@ -215,6 +215,7 @@ class FatalErrorsTest {
   @Test
   void shouldStopAtOnceWhenANonTransactionalUpdaterReturnsNull() {
     MapState<String, Long> map = NonTransactionalMap.over(new InMemoryBackingMap<>("plain"));
+    map.begin(io.epochal.state.Epoch.of("test", new io.epochal.spout.BatchAttempt(4, 1)));
     InvalidRecordException e = assertThrows(InvalidRecordException.class,
         () -> map.multiUpdate(Map.of("k", stored -> null)));
     assertEquals(Optional.of("k"), e.context().key());

@@ -3,6 +3,7 @@ package io.epochal.testkit;
 import io.epochal.state.Epoch;
 import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.epochal.state.CachedMap;
 import io.epochal.state.IBackingMap;
@@ -19,7 +20,9 @@ class FaultInjectorLifecycleTest {
   /** Records the lifecycle calls it receives. */
   private static final class Lifecycle implements IBackingMap<String, Long> {
     final List<String> calls = new ArrayList<>();
+    final List<Epoch> epochs = new ArrayList<>();
     final InMemoryBackingMap<String, Long> cells = new InMemoryBackingMap<>();
+    private long txid;
 
     @Override
     public Map<String, Long> multiGet(Collection<? extends String> keys) {
@@ -33,12 +36,14 @@ class FaultInjectorLifecycleTest {
 
     @Override
     public void begin(Epoch epoch) {
+      txid = epoch.txid();
+      epochs.add(epoch);
       calls.add("begin " + txid);
     }
 
     @Override
     public void end() {
-      calls.add("commit " + txid);
+      calls.add("end " + txid);
     }
 
     @Override
@@ -48,14 +53,18 @@ class FaultInjectorLifecycleTest {
   }
 
   @Test
-  void beginCommitCommitAndAbortReachTheWrappedMap() {
+  void beginEndAndAbortReachTheWrappedMapWithTheSameEpoch() {
     Lifecycle inner = new Lifecycle();
     IBackingMap<String, Long> wrapped = new FaultInjector(List.of()).wrap(inner);
-    wrapped.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    Epoch first = Epoch.of("test", new BatchAttempt(1, 1));
+    Epoch second = Epoch.of("test", new BatchAttempt(2, 1));
+    wrapped.begin(first);
     wrapped.end();
-    wrapped.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    wrapped.begin(second);
     wrapped.abort();
-    assertEquals(List.of("begin 1", "commit 1", "begin 2", "abort 2"), inner.calls);
+    assertEquals(List.of("begin 1", "end 1", "begin 2", "abort 2"), inner.calls);
+    assertSame(first, inner.epochs.get(0));
+    assertSame(second, inner.epochs.get(1));
   }
 
   @Test

@@ -92,8 +92,8 @@ class BackingMapContractsTest {
       io.epochal.store.ManualEpochs epochs = new io.epochal.store.ManualEpochs(checkpoints, "contract");
       MapState<String, Long> state = TableStates.builder(KeyCodec.strings(), Codecs.longs())
           .layer(capture).nonTransactional().makeState(epochs.context("cells", 0, 1));
-      epochs.open(1); // table states are written inside the engine's epoch; the contract runs in batch 1's
-      state.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+      // table states are written inside the engine's epoch; the contract runs in batch 1's
+      state.begin(epochs.open(1));
       return (IBackingMap<String, Long>) captured.get();
     }
   }
