@@ -128,8 +128,8 @@ public final class FaultInjector {
   /**
    * Wraps a backing map so that {@link FaultPoint#BEFORE_STATE_WRITE} (at its first {@code multiGet} of a batch) and
    * {@link FaultPoint#INSIDE_MULTIPUT} fire, and every cell it writes is recorded in the timeline. The whole
-   * lifecycle ({@code beginCommit}, {@code commit}, {@code abort}) is forwarded, so layers under it (a
-   * {@code CachedMap}, a table-backed map) still see every attempt begin, commit and fail.
+   * lifecycle ({@code begin(epoch)}, {@code end()}, {@code abort()}) is forwarded, so layers under it (a
+   * {@code CachedMap}, a table-backed map) still see every attempt begin, end and fail, with the engine's epoch.
    */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     Objects.requireNonNull(backing, "backing");
