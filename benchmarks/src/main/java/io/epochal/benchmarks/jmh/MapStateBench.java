@@ -1,5 +1,7 @@
 package io.epochal.benchmarks.jmh;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import io.epochal.codec.Codecs;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
@@ -98,7 +100,7 @@ public class MapStateBench {
   @Benchmark
   public Map<String, Long> transactionalInMemory() {
     long t = ++txid;
-    memTx.beginCommit(t);
+    memTx.begin(Epoch.of("bench", new BatchAttempt(t, 1)));
     Map<String, Long> out = memTx.multiUpdate(updaters);
     memTx.end();
     return out;
@@ -107,7 +109,7 @@ public class MapStateBench {
   @Benchmark
   public Map<String, Long> opaqueInMemory() {
     long t = ++txid;
-    memOpaque.beginCommit(t);
+    memOpaque.begin(Epoch.of("bench", new BatchAttempt(t, 1)));
     Map<String, Long> out = memOpaque.multiUpdate(updaters);
     memOpaque.end();
     return out;

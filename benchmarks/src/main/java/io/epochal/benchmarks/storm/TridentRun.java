@@ -411,7 +411,7 @@ public final class TridentRun {
 
     @Override
     public void commit(Long txid) {
-      inner.end();
+      inner.commit(txid);
       COMMITTED.merge(partition, txid, Math::max);
     }
   }
