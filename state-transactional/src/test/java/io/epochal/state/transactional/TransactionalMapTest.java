@@ -1,6 +1,8 @@
 package io.epochal.state.transactional;
 
 import io.epochal.state.Epoch;
+import io.epochal.state.InMemoryBackingMap;
+import io.epochal.state.MapState;
 import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -255,4 +257,16 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
     assertEquals(List.of(Map.of("a", cell(1, 2), "b", cell(2, 2))), store.puts());
   }
 
+
+  /** The README's "state lifecycle" snippet, as written there. */
+  @Test
+  void theReadmeLifecycleSnippetRuns() {
+    MapState<String, Long> counts = TransactionalMap.over(new InMemoryBackingMap<>(), "counts");
+    counts.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    counts.multiUpdate(Map.of("a", stored -> stored.orElse(0L) + 1));
+    counts.end();
+    counts.begin(Epoch.readAfter("wc", 1));
+    assertEquals(Map.of("a", 1L), counts.multiGet(List.of("a")));
+    counts.end();
+  }
 }
