@@ -7,10 +7,11 @@ import java.util.Optional;
 /**
  * One attempt of one batch, opened by the engine for {@code (txid, attempt)} before the batch's commit phase and
  * handed to every state partition of the batch once, by {@link State#begin(Epoch)}: it is the only way a state learns
- * the txid, and the only way a table-backed state reaches its staging: such states stage their rows in the epoch's {@link #staging staging} (the epoch buffer of a
- * table checkpoint store, checked for the epoch's txid when the epoch is opened), which the epoch's commit makes
- * durable in one store transaction (epoch protocol) or which writes through per call (per-key protocol). The commit
- * of the epoch (by the engine, through the checkpoint store) is the one step that makes a batch durable.
+ * the txid, and the only way a table-backed state reaches its staging: such states stage their rows in the epoch's
+ * {@link #staging staging} (the epoch buffer of a table checkpoint store, checked for the epoch's txid when the epoch
+ * is opened), which the epoch's commit makes durable in one store transaction (epoch protocol) or which writes
+ * through per call (per-key protocol). The commit of the epoch (by the engine, through the checkpoint store) is the
+ * one step that makes a batch durable.
  *
  * <p>Outside a pipeline, {@link #of} makes an epoch without staging (tests, benchmarks, adapters that receive a txid
  * from another engine) and {@link #readAfter} a read-only epoch for reading what is committed up to a txid.

@@ -58,8 +58,8 @@ final class BatchExecutor implements AutoCloseable {
   /** Per node id: whether another node consumes the node's output (an aggregate's new values). */
   private final boolean[] consumed;
   /**
-   * The epoch of the batch in its commit phase, null between commit phases: only the coordinator's thread reads it
-   * (states receive it by {@code begin(epoch)}); it checks that commit phases run one epoch at a time.
+   * The epoch of the batch in its commit phase, null between commit phases: only the coordinator's thread uses it, to
+   * check that commit phases run one epoch at a time (states receive the epoch by {@code begin(epoch)}).
    */
   private Epoch epoch;
   private final EpochSource epochs;
@@ -204,8 +204,8 @@ final class BatchExecutor implements AutoCloseable {
     return outbox.entries();
   }
 
-  /** Partition {@code p} of state {@code stateName}, begun with the open epoch if no node began it yet. */
-  private State open(String stateName, int p) {
+  /** Partition {@code p} of state {@code stateName}, begun with {@code epoch} if no node began it yet. */
+  private State open(String stateName, int p, Epoch epoch) {
     State state = states.get(stateName)[p];
     boolean[] b = begun.get(stateName);
     if (!b[p]) {
@@ -226,27 +226,30 @@ final class BatchExecutor implements AutoCloseable {
 
   private List<Object> applyAggregate(AggregateNode agg, BatchAttempt batch, List<Map<Object, Object>> parts,
       ErrorContext ctx) {
+    Epoch open = this.epoch; // handed to the partition tasks
     List<List<Object>> outs = emptyParts(parts.size());
     boolean keepNewValues = consumed[agg.id];
     boolean every = agg.factory.takesEveryBatch();
     forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(),
-        p -> outs.set(p, agg.applyPartition(open(agg.stateName, p), batch, parts.get(p), keepNewValues, ctx)));
+        p -> outs.set(p, agg.applyPartition(open(agg.stateName, p, open), batch, parts.get(p), keepNewValues, ctx)));
     return concat(outs);
   }
 
   private void applyPersist(Node.Persist persist, BatchAttempt batch, Object input) {
+    Epoch open = this.epoch; // handed to the partition tasks
     List<List<Object>> parts = partitionRecords(input);
     boolean every = persist.factory.takesEveryBatch();
     forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(),
-        p -> persist.applyPartition(open(persist.stateName, p), batch, parts.get(p)));
+        p -> persist.applyPartition(open(persist.stateName, p, open), batch, parts.get(p)));
   }
 
   /** Runs a keyed processor per partition; the outputs stay in their key's partition (a grouped output). */
   private KeyedBatch applyProcess(Node.KeyedProcess process, BatchAttempt batch, KeyedBatch input) {
+    Epoch open = this.epoch; // handed to the partition tasks
     KeyedBatch out = new KeyedBatch(input.partitions());
     boolean every = process.factory.takesEveryBatch();
     forEachPartition(input.partitions(), p -> every || !input.records.get(p).isEmpty(),
-        p -> process.applyPartition(open(process.stateName, p), batch, input.keys.get(p), input.records.get(p),
+        p -> process.applyPartition(open(process.stateName, p, open), batch, input.keys.get(p), input.records.get(p),
             out.keys.get(p), out.records.get(p)));
     return out;
   }
@@ -266,6 +269,7 @@ final class BatchExecutor implements AutoCloseable {
 
   @SuppressWarnings("unchecked")
   private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input, ErrorContext ctx) {
+    Epoch open = this.epoch; // handed to the partition tasks
     List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
     List<List<Object>> parts = emptyParts(partitions);
     ErrorContext where = ctx.withTable(query.stateName);
@@ -285,7 +289,7 @@ final class BatchExecutor implements AutoCloseable {
     }
     List<List<Object>> outs = emptyParts(partitions);
     forEachPartition(partitions, p -> !parts.get(p).isEmpty(),
-        p -> outs.set(p, query.applyPartition(open(query.stateName, p), batch, parts.get(p), ctx)));
+        p -> outs.set(p, query.applyPartition(open(query.stateName, p, open), batch, parts.get(p), ctx)));
     return concat(outs);
   }
 

@@ -134,8 +134,8 @@ final class EngineTesting {
   }
 
   /**
-   * A state that logs "begin t", "end t", "abort t" (t: the last txid begun) and the records of each update; thread-safe log. Keeps every
-   * epoch it was begun with in {@code epochs}.
+   * A state that logs "begin t", "end t", "abort t" (t: the last txid begun) and the records of each update;
+   * thread-safe log. Keeps every epoch it was begun with in {@code epochs}.
    */
   static final class LogState implements State {
     final List<String> log;
