@@ -31,8 +31,8 @@ public interface GroupedStream<K, T> {
 
   /**
    * Runs a keyed processor over a state: per partition with records, {@code fn} sees the records grouped by key (the
-   * keys of this {@code groupBy}, computed once per record) between the state's {@code beginCommit} and
-   * {@code commit}. The emitted records form a stream grouped by the same keys: each output stays attached to the key
+   * keys of this {@code groupBy}, computed once per record) between the state's {@code begin(epoch)} and
+   * {@code end()}. The emitted records form a stream grouped by the same keys: each output stays attached to the key
    * (and partition) it was emitted for, in the same batch.
    *
    * @param name the state's name, unique among the pipeline's states

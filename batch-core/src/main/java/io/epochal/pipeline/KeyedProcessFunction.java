@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 
 /**
  * A keyed processor over a state ({@link GroupedStream#process}): for every partition with records in a batch, inside
- * the state's {@code beginCommit..commit}, {@link #begin} once with the partition's keys, then {@link #process} once
+ * the state's {@code begin(epoch)..end()}, {@link #begin} once with the partition's keys, then {@link #process} once
  * per key with that key's records (in emission order). The keys are those {@code groupBy} computed: the key function
  * runs once per record. Every record emitted through {@code out} is attached to the key being processed.
  *

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * Reads a state for a partition's records of a batch and returns one result per record (Trident's
- * {@code batchRetrieve}). Runs after every writer declared before it in the pipeline, without
- * {@code beginCommit}/{@code commit}.
+ * {@code batchRetrieve}). Runs after every writer declared before it in the pipeline, inside the state partition's
+ * epoch: the engine begins each partition once per batch ({@code begin(epoch)}, at the first node that uses it) and
+ * ends it after the batch's last node, so a query sees what the batch's earlier updates wrote.
  *
  * @param <S> the state type
  * @param <T> the record type

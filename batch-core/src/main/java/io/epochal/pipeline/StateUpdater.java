@@ -5,8 +5,8 @@ import io.epochal.state.State;
 import java.util.List;
 
 /**
- * Writes one partition's records of a batch into a state, between the state's {@code beginCommit} and
- * {@code commit}. Called once per batch attempt per partition that received records, in txid order.
+ * Writes one partition's records of a batch into a state, between the state's {@code begin(epoch)} and
+ * {@code end()}. Called once per batch attempt per partition that received records, in txid order.
  *
  * @param <S> the state type
  * @param <T> the record type

@@ -40,7 +40,7 @@ public interface Stream<T> {
 
   /**
    * Writes the records into a state: each partition's records of a batch go to {@code updater}, which runs between
-   * the state's {@code beginCommit} and {@code commit}. Records are spread over partitions in emission order
+   * the state's {@code begin(epoch)} and {@code end()}. Records are spread over partitions in emission order
    * (round-robin by position); use {@link GroupedStream#partitionPersist} to partition by key.
    */
   <S extends State> StateRef<S> partitionPersist(String name, StateFactory<S> factory, StateUpdater<S, T> updater);

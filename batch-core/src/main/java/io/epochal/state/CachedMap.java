@@ -18,7 +18,7 @@ import java.util.Set;
  * <p>Never stale for writes made through it: a {@link #multiPut} updates the cache only after the store accepted
  * it, and a failed {@code multiPut} evicts its keys (the store may hold some of them). Never ahead of the store
  * either: the cells the current attempt wrote are evicted when the attempt is aborted ({@link #abort}, forwarded by the
- * map state over it), also after the state's {@code commit}, since the batch is durable only after the checkpoint
+ * map state over it), also after the state's {@code end}, since the batch is durable only after the checkpoint
  * commit; so over an epoch-buffered map (whose aborted writes never reach the store) a replay reads what was
  * committed. Writes made to the store by anyone else are not seen until evicted: one writer per table. Thread-safe.
  *
@@ -111,28 +111,31 @@ public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
     }
   }
 
-  /** A new batch starts: every earlier batch is durable, so what it wrote stays cached. */
+  /**
+   * A new batch starts: every earlier batch is durable, so what it wrote stays cached (a read-only epoch changes
+   * nothing).
+   */
   @Override
-  public void beginCommit(long txid) {
+  public void begin(Epoch epoch) {
     synchronized (this) {
-      if (txid != attemptTxid) {
+      if (!epoch.readOnly() && epoch.txid() != attemptTxid) {
         uncommitted.clear();
-        attemptTxid = txid;
+        attemptTxid = epoch.txid();
       }
     }
-    super.beginCommit(txid);
+    super.begin(epoch);
   }
 
   /** Evicts every cell written since the last durable batch, then forwards. */
   @Override
-  public void abort(long txid) {
+  public void abort() {
     synchronized (this) {
       synchronized (cache) {
         cache.keySet().removeAll(uncommitted);
       }
       uncommitted.clear();
     }
-    super.abort(txid);
+    super.abort();
   }
 
   /** @return the hit/miss/eviction counters of this cache so far */

@@ -1,14 +1,20 @@
 package io.epochal.state;
 
 import io.epochal.spout.BatchAttempt;
+import io.epochal.state.internal.PlainEpoch;
 import java.util.Optional;
 
 /**
  * One attempt of one batch, opened by the engine for {@code (txid, attempt)} before the batch's commit phase and
- * handed to every state of the batch (through {@link StateContext#epoch()}). It is the only way a table-backed state
- * reaches its staging: such states stage their rows in the epoch's {@link #staging staging} (the epoch buffer of a
- * table checkpoint store, checked for the epoch's txid when the epoch is opened), which the epoch's commit makes
- * durable in one store transaction (epoch protocol) or which writes through per call (per-key protocol).
+ * handed to every state partition of the batch once, by {@link State#begin(Epoch)}: it is the only way a state learns
+ * the txid, and the only way a table-backed state reaches its staging: such states stage their rows in the epoch's
+ * {@link #staging staging} (the epoch buffer of a table checkpoint store, checked for the epoch's txid when the epoch
+ * is opened), which the epoch's commit makes durable in one store transaction (epoch protocol) or which writes
+ * through per call (per-key protocol). The commit of the epoch (by the engine, through the checkpoint store) is the
+ * one step that makes a batch durable.
+ *
+ * <p>Outside a pipeline, {@link #of} makes an epoch without staging (tests, benchmarks, adapters that receive a txid
+ * from another engine) and {@link #readAfter} a read-only epoch for reading what is committed up to a txid.
  *
  * <p>Implementations are immutable and thread-safe (partitions of a batch use one epoch concurrently).
  *
@@ -34,4 +40,38 @@ public interface Epoch {
    * @return empty when the pipeline's checkpoint store stages nothing of that type
    */
   <T> Optional<T> staging(Class<T> type);
+
+  /**
+   * @return true for an epoch that only reads ({@link #readAfter}): map states refuse writes in it with
+   *     {@link IllegalStateException}; the default is false
+   */
+  default boolean readOnly() {
+    return false;
+  }
+
+  /**
+   * An epoch for {@code attempt} of pipeline {@code pipeline} that offers no staging: for states driven outside an
+   * Epochal pipeline (unit tests, benchmarks, a Storm topology passing Trident's txid). The caller vouches for the
+   * txid order, as the engine does.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  static Epoch of(String pipeline, BatchAttempt attempt) {
+    return new PlainEpoch(pipeline, attempt, false);
+  }
+
+  /**
+   * A read-only epoch that sees what is committed up to and including batch {@code committedTxid}: its txid is
+   * {@code committedTxid + 1} (attempt 1), it offers no staging (table-backed states then read committed rows), and map
+   * states refuse writes in it. Begin a state with it to read results outside a batch, then {@link State#end()}.
+   *
+   * @param committedTxid the last committed txid, at least 0 (0: nothing committed yet)
+   * @throws IllegalArgumentException if {@code committedTxid} is negative or {@link Long#MAX_VALUE}
+   */
+  static Epoch readAfter(String pipeline, long committedTxid) {
+    if (committedTxid < 0 || committedTxid == Long.MAX_VALUE) {
+      throw new IllegalArgumentException("committedTxid must be in [0, Long.MAX_VALUE), was " + committedTxid);
+    }
+    return new PlainEpoch(pipeline, new BatchAttempt(committedTxid + 1, 1), true);
+  }
 }

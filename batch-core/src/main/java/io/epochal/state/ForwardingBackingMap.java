@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * The base of an {@link IBackingMap} layer (metering, caching, fault injection): forwards every call, including the
- * whole lifecycle ({@link #beginCommit}, {@link #commit}, {@link #abort}), to the wrapped map. Override what the layer
+ * whole lifecycle ({@link #begin}, {@link #end}, {@link #abort}), to the wrapped map. Override what the layer
  * changes and call {@code super} to keep forwarding. Thread-safety is the wrapped map's plus the subclass's.
  *
  * @param <K> the key type
@@ -36,18 +36,18 @@ public abstract class ForwardingBackingMap<K, C> implements IBackingMap<K, C> {
   }
 
   @Override
-  public void beginCommit(long txid) {
-    delegate.beginCommit(txid);
+  public void begin(Epoch epoch) {
+    delegate.begin(epoch);
   }
 
   @Override
-  public void commit(long txid) {
-    delegate.commit(txid);
+  public void end() {
+    delegate.end();
   }
 
   @Override
-  public void abort(long txid) {
-    delegate.abort(txid);
+  public void abort() {
+    delegate.abort();
   }
 
   @Override

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * The base of a {@link MapState} layer (metering, logging, snapshots): forwards every call, including the whole
- * lifecycle ({@link #beginCommit}, {@link #commit}, {@link #abort}), to the wrapped state. Override what the layer
+ * lifecycle ({@link #begin}, {@link #end}, {@link #abort}), to the wrapped state. Override what the layer
  * changes and call {@code super} to keep forwarding. Thread-safety is the wrapped state's plus the subclass's.
  *
  * @param <K> the key type
@@ -26,32 +26,32 @@ public abstract class ForwardingMapState<K, V> implements MapState<K, V> {
   }
 
   @Override
-  public void beginCommit(long txid) {
-    delegate.beginCommit(txid);
+  public void begin(Epoch epoch) {
+    delegate.begin(epoch);
   }
 
   @Override
-  public void commit(long txid) {
-    delegate.commit(txid);
+  public void end() {
+    delegate.end();
   }
 
   @Override
-  public void abort(long txid) {
-    delegate.abort(txid);
+  public void abort() {
+    delegate.abort();
   }
 
   @Override
-  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-    return delegate.multiGet(txid, keys);
+  public Map<K, V> multiGet(Collection<? extends K> keys) {
+    return delegate.multiGet(keys);
   }
 
   @Override
-  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-    return delegate.multiUpdate(txid, updaters);
+  public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
+    return delegate.multiUpdate(updaters);
   }
 
   @Override
-  public void multiPut(long txid, Map<K, V> values) {
-    delegate.multiPut(txid, values);
+  public void multiPut(Map<K, V> values) {
+    delegate.multiPut(values);
   }
 }

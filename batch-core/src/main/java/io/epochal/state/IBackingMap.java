@@ -11,8 +11,8 @@ import java.util.Map;
  * <p>Atomicity is per call at best: a failing {@link #multiPut} may have written some of its keys. The txid rules
  * of the map states make that harmless.
  *
- * <p>Lifecycle: the map state over this map forwards its own {@code beginCommit}, {@code commit} and {@code abort} to
- * {@link #beginCommit}, {@link #commit} and {@link #abort}, so a layer that keeps something per attempt (a cache, a
+ * <p>Lifecycle: the map state over this map forwards its own {@code begin(epoch)}, {@code end} and {@code abort} to
+ * {@link #begin}, {@link #end} and {@link #abort}, so a layer that keeps something per attempt (a cache, a
  * buffer) can drop what a failed attempt put in it. The defaults do nothing; a wrapper must forward all three (extend
  * {@link ForwardingBackingMap}).
  *
@@ -37,29 +37,30 @@ public interface IBackingMap<K, C> {
   void multiPut(Map<K, C> cells);
 
   /**
-   * The state over this map starts applying batch {@code txid} (every earlier batch is durably committed).
+   * The state over this map starts applying the batch of {@code epoch} (every earlier batch is durably committed,
+   * unless the epoch is {@linkplain Epoch#readOnly read-only}).
    *
-   * @since 0.3.0
+   * @since 0.5.0
    */
-  default void beginCommit(long txid) {
+  default void begin(Epoch epoch) {
   }
 
   /**
-   * The state over this map ended applying batch {@code txid}; the batch becomes durable only with the checkpoint
-   * commit that follows, and may still be aborted.
+   * The state over this map ended applying its epoch's batch; the batch becomes durable only with the engine's
+   * commit of the epoch that follows, and may still be aborted.
    *
-   * @since 0.3.0
+   * @since 0.5.0
    */
-  default void commit(long txid) {
+  default void end() {
   }
 
   /**
-   * The current attempt of batch {@code txid} failed (possibly after {@link #commit}): drop whatever it put in a cache
-   * or buffer of this layer; what it wrote to the store under the epoch protocol was never committed.
+   * The current attempt failed (possibly after {@link #end}): drop whatever it put in a cache or buffer of this
+   * layer; what it wrote to the store under the epoch protocol was never committed. A no-op when no epoch is open.
    *
-   * @since 0.3.0
+   * @since 0.5.0
    */
-  default void abort(long txid) {
+  default void abort() {
   }
 
   /** A short description of the store used in error messages; the default is the class name. */

@@ -3,8 +3,9 @@ package io.epochal.state;
 import java.util.Map;
 
 /**
- * A keyed state updated in bulk by batch {@code txid}. Implementations decide what a replay of {@code txid} does
- * (apply again, skip, or recompute from the previous value) and say so in their Javadoc.
+ * A keyed state updated in bulk by the batch of the epoch given to {@link #begin(Epoch)}. Implementations decide
+ * what a replay of a batch does (apply again, skip, or recompute from the previous value) and say so in their
+ * Javadoc.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -12,24 +13,26 @@ import java.util.Map;
 public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
 
   /**
-   * Applies one updater per key for batch {@code txid}. A second call for the same key within one attempt builds
+   * Applies one updater per key for the open epoch's batch. A second call for the same key within one attempt builds
    * on the first call's result.
    *
    * @return an unmodifiable map of every given key to its value after the update
    * @throws NullPointerException if an argument or an updater is null
+   * @throws IllegalStateException if no epoch is open, or the open epoch is {@linkplain Epoch#readOnly read-only}
    * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key is null or has no value equality, or an
    *     updater returns null
-   * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid}
+   * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of the epoch's
    */
-  Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters);
+  Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters);
 
   /**
-   * Replaces the values of the given keys for batch {@code txid}.
+   * Replaces the values of the given keys for the open epoch's batch.
    *
    * @throws NullPointerException if an argument is null
+   * @throws IllegalStateException if no epoch is open, or the open epoch is {@linkplain Epoch#readOnly read-only}
    * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key or a value is null, or a key has no
    *     value equality
-   * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of {@code txid}
+   * @throws io.epochal.errors.StateAheadException if a stored txid is ahead of the epoch's
    */
-  void multiPut(long txid, Map<K, V> values);
+  void multiPut(Map<K, V> values);
 }

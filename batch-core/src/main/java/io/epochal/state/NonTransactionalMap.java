@@ -2,6 +2,7 @@ package io.epochal.state;
 
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
+import io.epochal.state.internal.OpenEpoch;
 import io.epochal.state.internal.ValueKeys;
 import java.util.Collection;
 import java.util.HashMap;
@@ -13,16 +14,20 @@ import java.util.Optional;
  * A {@link MapState} that applies every update it is given: a replayed batch is applied again. It stores plain
  * values. Use it only where at-least-once is acceptable; an {@code EXACTLY_ONCE} pipeline refuses it.
  *
- * <p>Not thread-safe: one instance per partition, driven by one thread at a time.
+ * <p>Calls act for the epoch given to {@link #begin}; outside {@code begin..end}, and writes in a
+ * {@linkplain Epoch#readOnly read-only} epoch, throw {@link IllegalStateException}. Not thread-safe: one instance per
+ * partition, driven by one thread at a time.
  *
  * @param <K> the key type
  * @param <V> the value type
  */
 public final class NonTransactionalMap<K, V> implements MapState<K, V> {
   private final IBackingMap<K, V> backing;
+  private final OpenEpoch open;
 
   private NonTransactionalMap(IBackingMap<K, V> backing) {
     this.backing = Objects.requireNonNull(backing, "backing");
+    this.open = new OpenEpoch("NonTransactionalMap over " + backing.describe());
   }
 
   /** Layers the non-transactional rule over a store. */
@@ -52,22 +57,26 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
   }
 
   @Override
-  public void beginCommit(long txid) {
-    backing.beginCommit(txid);
+  public void begin(Epoch epoch) {
+    open.begin(epoch);
+    backing.begin(epoch);
   }
 
   @Override
-  public void commit(long txid) {
-    backing.commit(txid);
+  public void end() {
+    open.close();
+    backing.end();
   }
 
   @Override
-  public void abort(long txid) {
-    backing.abort(txid);
+  public void abort() {
+    open.close();
+    backing.abort();
   }
 
   @Override
-  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+  public Map<K, V> multiGet(Collection<? extends K> keys) {
+    open.require("multiGet");
     requireKeys(Objects.requireNonNull(keys, "keys"));
     return Map.copyOf(backing.multiGet(keys));
   }
@@ -77,7 +86,8 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
    *     updater returns null (naming the key and the txid)
    */
   @Override
-  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+  public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
+    long txid = open.requireWritable("multiUpdate").txid();
     requireKeys(Objects.requireNonNull(updaters, "updaters").keySet());
     Map<K, V> stored = backing.multiGet(updaters.keySet());
     Map<K, V> updated = new HashMap<>(Math.max(16, updaters.size() * 2));
@@ -93,7 +103,8 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
    *     value is null
    */
   @Override
-  public void multiPut(long txid, Map<K, V> values) {
+  public void multiPut(Map<K, V> values) {
+    long txid = open.requireWritable("multiPut").txid();
     requireKeys(Objects.requireNonNull(values, "values").keySet());
     values.forEach((key, value) -> requireValue(key, value, txid, "null value put"));
     backing.multiPut(values);

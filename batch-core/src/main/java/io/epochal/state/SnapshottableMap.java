@@ -27,19 +27,19 @@ public final class SnapshottableMap<K, V> implements MapState<K, V> {
     this.globalKey = Objects.requireNonNull(globalKey, "globalKey");
   }
 
-  /** @return the global value as seen by batch {@code txid} */
-  public Optional<V> get(long txid) {
-    return Optional.ofNullable(delegate.multiGet(txid, List.of(globalKey)).get(globalKey));
+  /** @return the global value as seen by the open epoch's batch */
+  public Optional<V> get() {
+    return Optional.ofNullable(delegate.multiGet(List.of(globalKey)).get(globalKey));
   }
 
-  /** Updates the global value for batch {@code txid}; returns the new value. */
-  public V update(long txid, ValueUpdater<V> updater) {
-    return delegate.multiUpdate(txid, Map.of(globalKey, updater)).get(globalKey);
+  /** Updates the global value for the open epoch's batch; returns the new value. */
+  public V update(ValueUpdater<V> updater) {
+    return delegate.multiUpdate(Map.of(globalKey, updater)).get(globalKey);
   }
 
-  /** Replaces the global value for batch {@code txid}. */
-  public void set(long txid, V value) {
-    delegate.multiPut(txid, Map.of(globalKey, value));
+  /** Replaces the global value for the open epoch's batch. */
+  public void set(V value) {
+    delegate.multiPut(Map.of(globalKey, value));
   }
 
   /** @return the wrapped map */
@@ -48,32 +48,32 @@ public final class SnapshottableMap<K, V> implements MapState<K, V> {
   }
 
   @Override
-  public void beginCommit(long txid) {
-    delegate.beginCommit(txid);
+  public void begin(Epoch epoch) {
+    delegate.begin(epoch);
   }
 
   @Override
-  public void commit(long txid) {
-    delegate.commit(txid);
+  public void end() {
+    delegate.end();
   }
 
   @Override
-  public void abort(long txid) {
-    delegate.abort(txid);
+  public void abort() {
+    delegate.abort();
   }
 
   @Override
-  public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-    return delegate.multiGet(txid, keys);
+  public Map<K, V> multiGet(Collection<? extends K> keys) {
+    return delegate.multiGet(keys);
   }
 
   @Override
-  public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-    return delegate.multiUpdate(txid, updaters);
+  public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
+    return delegate.multiUpdate(updaters);
   }
 
   @Override
-  public void multiPut(long txid, Map<K, V> values) {
-    delegate.multiPut(txid, values);
+  public void multiPut(Map<K, V> values) {
+    delegate.multiPut(values);
   }
 }

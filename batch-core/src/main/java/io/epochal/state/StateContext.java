@@ -4,8 +4,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Where a state partition lives: the pipeline, the state's name (its table), the partition it serves, and the
- * pipeline's epochs (bound by the engine: {@link #epoch()} is the epoch of the batch being applied).
+ * Where a state partition lives: the pipeline, the state's name (its table), the partition it serves, and what the
+ * pipeline's epochs offer ({@link #staging}, known before any batch). The epoch of each batch is not here: the engine
+ * hands it to the state by {@link State#begin(Epoch)}.
  *
  * @param pipeline the pipeline's name
  * @param stateName the state's name, unique within the pipeline (used as the table name)
@@ -25,7 +26,7 @@ public record StateContext(String pipeline, String stateName, int partitionIndex
     }
   }
 
-  /** A context outside a pipeline's run: no epoch is ever open (table states then only read committed rows). */
+  /** A context outside a pipeline's run: its epochs offer no staging. */
   public StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions) {
     this(pipeline, stateName, partitionIndex, numPartitions, EpochSource.none());
   }
@@ -36,20 +37,5 @@ public record StateContext(String pipeline, String stateName, int partitionIndex
    */
   public <T> Optional<T> staging(Class<T> type) {
     return epochs.staging(Objects.requireNonNull(type, "type"));
-  }
-
-  /** @return the epoch open now, if a batch is in its commit phase */
-  public Optional<Epoch> openEpoch() {
-    return epochs.current();
-  }
-
-  /**
-   * @return the epoch of the batch being applied
-   * @throws IllegalStateException if no batch is in its commit phase (states are written only there)
-   */
-  public Epoch epoch() {
-    return epochs.current().orElseThrow(() -> new IllegalStateException("state '" + stateName + "' of pipeline '"
-        + pipeline + "' (partition " + partitionIndex + ") is used outside an epoch: states are written only in a "
-        + "batch's commit phase"));
   }
 }

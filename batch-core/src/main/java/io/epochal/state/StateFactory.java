@@ -27,7 +27,7 @@ public interface StateFactory<S extends State> {
   }
 
   /**
-   * True when every partition of the state must see every batch ({@code beginCommit(t)}/{@code commit(t)}), even a
+   * True when every partition of the state must see every batch ({@code begin(epoch)}/{@code end()}), even a
    * batch none of whose records reach it, as Storm does for Trident states: a state that keeps per-partition
    * bookkeeping (a replay undoing what the partition committed) needs it. The default is false: a partition is only
    * given the batches that reach it.

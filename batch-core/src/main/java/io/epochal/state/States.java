@@ -12,7 +12,7 @@ import java.util.function.UnaryOperator;
  * StateFactory<MapState<String, Long>> counts = States.over(store).cached(10_000).as(TransactionalMap::factory);
  * }</pre>
  *
- * <p>Every layer passes the whole lifecycle on ({@link IBackingMap#beginCommit}, {@code commit}, {@code abort}), so
+ * <p>Every layer passes the whole lifecycle on ({@link IBackingMap#begin}, {@code end}, {@code abort}), so
  * a cache drops what a failed attempt put in it. Immutable steps; thread-safe.
  *
  * @since 0.3.0

@@ -27,14 +27,16 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>Per-attempt cache: the cells this instance wrote for batch {@code t} are kept from the write until the next
- * {@link #beginCommit}, {@link #abort}, or call for another txid; {@link #commit} keeps them. Each call makes at most
- * one {@code multiGet} on the backing map (for the keys not cached) and at most one {@code multiPut} (only the keys it
- * changes). The whole lifecycle ({@code beginCommit}, {@code commit}, {@code abort}) is forwarded to the backing map.
+ * {@link #end} or {@link #abort}. Each call makes at most one {@code multiGet} on the backing map (for the keys not
+ * cached) and at most one {@code multiPut} (only the keys it changes). The whole lifecycle ({@code begin},
+ * {@code end}, {@code abort}) is forwarded to the backing map. Calls act for the epoch given to {@link #begin}; outside
+ * {@code begin..end}, and writes in a {@linkplain Epoch#readOnly read-only} epoch, throw
+ * {@link IllegalStateException}.
  *
  * <p>Not thread-safe: one instance per partition, driven by one thread at a time. Null arguments and updaters are
  * rejected with {@link NullPointerException}; null keys, keys without value equality, null values and null values
  * returned by updaters with the non-retryable {@link io.epochal.errors.InvalidRecordException} naming the table, the
- * key and the txid. A txid below 1 is rejected with {@link IllegalArgumentException}.
+ * key and the txid.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -85,28 +87,27 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
   }
 
   @Override
-  public final void beginCommit(long txid) {
-    core.beginCommit(txid);
-  }
-
-  /** Keeps this attempt's cells: reads after the commit of the same batch still see them. */
-  @Override
-  public final void commit(long txid) {
-    core.commit(txid);
+  public final void begin(Epoch epoch) {
+    core.begin(epoch);
   }
 
   @Override
-  public final void abort(long txid) {
-    core.abort(txid);
+  public final void end() {
+    core.end();
+  }
+
+  @Override
+  public final void abort() {
+    core.abort();
   }
 
   /**
-   * @return an unmodifiable map of the given keys that have a value as seen by batch {@code txid}
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}
+   * @return an unmodifiable map of the given keys that have a value as seen by the open epoch's batch
+   * @throws StateAheadException if a stored txid is ahead of the epoch's
    */
   @Override
-  public final Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-    core.serve(txid);
+  public final Map<K, V> multiGet(Collection<? extends K> keys) {
+    long txid = core.txid("multiGet");
     Map<K, C> stored = core.readUncached(keys);
     Map<K, V> result = new HashMap<>(TxidMapCore.capacity(keys.size()));
     for (K key : keys) {
@@ -130,11 +131,11 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
 
   /**
    * @return an unmodifiable map of every given key to its value after the update (the stored value for a skipped key)
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
+   * @throws StateAheadException if a stored txid is ahead of the epoch's; nothing is written
    */
   @Override
-  public final Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-    core.serve(txid);
+  public final Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
+    long txid = core.writeTxid("multiUpdate");
     Map<K, C> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
     int n = updaters.size();
     Map<K, V> result = new HashMap<>(TxidMapCore.capacity(n));
@@ -168,13 +169,14 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
   }
 
   /**
-   * Sets every given key to its value for batch {@code txid}: writes {@code next(cell, value, txid)}, never skips.
+   * Sets every given key to its value for the open epoch's batch {@code t}: writes {@code next(cell, value, t)}, never
+   * skips.
    *
-   * @throws StateAheadException if a stored txid is ahead of {@code txid}; nothing is written
+   * @throws StateAheadException if a stored txid is ahead of {@code t}; nothing is written
    */
   @Override
-  public final void multiPut(long txid, Map<K, V> values) {
-    core.serve(txid);
+  public final void multiPut(Map<K, V> values) {
+    long txid = core.writeTxid("multiPut");
     Map<K, C> stored = core.readUncached(Objects.requireNonNull(values, "values").keySet());
     Map<K, C> written = new HashMap<>(TxidMapCore.capacity(values.size()));
     for (Map.Entry<K, V> entry : values.entrySet()) {

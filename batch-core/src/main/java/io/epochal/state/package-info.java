@@ -1,8 +1,9 @@
 /**
  * The Trident-shaped state SPI: small interfaces composed by wrappers.
  *
- * <p>Entry points: {@link io.epochal.state.State} (driven per batch as {@code beginCommit → update → commit},
- * strictly in txid order), {@link io.epochal.state.StateFactory} (one state per partition),
+ * <p>Entry points: {@link io.epochal.state.State} (driven per batch as {@code begin(epoch) → reads and updates →
+ * end()}, strictly in txid order; the epoch carries the txid, and only the engine's commit of the epoch is
+ * durable), {@link io.epochal.state.StateFactory} (one state per partition),
  * {@link io.epochal.state.MapState} (keyed state with bulk reads and updates), {@link io.epochal.state.IBackingMap}
  * (the one integration point for any key-value store) and the layers {@link io.epochal.state.NonTransactionalMap},
  * {@link io.epochal.state.CachedMap}, {@link io.epochal.state.SnapshottableMap} and

@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * Opens and commits a pipeline's epochs by hand, as the engine does, for tests and benchmarks that drive states
- * without a pipeline: make the states with {@link #context}, then per batch {@link #open(long)}, the states'
- * {@code beginCommit → updates → commit}, and {@link #commit(byte[])} (or {@link #abort()}). Attempts of one txid are
- * numbered 1, 2, ... Thread-safe for the states' reads of the current epoch; open, commit and abort from one thread.
+ * without a pipeline: make the states with {@link #context}, then per batch {@code epoch = open(t)}, the states'
+ * {@code begin(epoch) → updates → end()}, and {@link #commit(byte[])} (or {@link #abort()} and the states'
+ * {@code abort()}). Attempts of one txid are numbered 1, 2, ... Open, commit and abort from one thread.
  *
  * @since 0.3.0
  */
@@ -66,7 +66,7 @@ public final class ManualEpochs implements EpochSource {
     e.abort();
   }
 
-  @Override
+  /** @return the epoch open now, if any */
   public Optional<Epoch> current() {
     return Optional.ofNullable(current);
   }

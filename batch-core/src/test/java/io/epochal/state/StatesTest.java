@@ -1,6 +1,8 @@
 package io.epochal.state;
 
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -20,16 +22,19 @@ class StatesTest {
       this.log = log;
     }
 
+    private long txid;
+
     @Override
-    public void beginCommit(long txid) {
+    public void begin(Epoch epoch) {
+      txid = epoch.txid();
       log.add("begin " + txid);
-      super.beginCommit(txid);
+      super.begin(epoch);
     }
 
     @Override
-    public void abort(long txid) {
+    public void abort() {
       log.add("abort " + txid);
-      super.abort(txid);
+      super.abort();
     }
   }
 
@@ -43,16 +48,18 @@ class StatesTest {
         .makeState(new StateContext("p", "s", 0, 1));
     MapState<String, Long> metered = new ForwardingMapState<>(state) {
       @Override
-      public void abort(long txid) {
-        log.add("metered abort " + txid);
-        super.abort(txid);
+      public void abort() {
+        log.add("metered abort 1");
+        super.abort();
       }
     };
-    metered.beginCommit(1);
-    metered.multiPut(1, Map.of("a", 1L));
-    metered.abort(1);
+    metered.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    metered.multiPut(Map.of("a", 1L));
+    metered.abort();
     assertEquals(List.of("begin 1", "metered abort 1", "abort 1"), log);
-    assertEquals(Map.of(), metered.multiGet(1, List.of("zz")));
+    assertThrows(IllegalStateException.class, () -> metered.multiGet(List.of("zz")), "no epoch is open after abort");
+    metered.begin(Epoch.of("test", new BatchAttempt(1, 2)));
+    assertEquals(Map.of(), metered.multiGet(List.of("zz")));
     assertEquals(Map.of("a", 1L), store.multiGet(List.of("a")), "write-through store: the cache only was dropped");
   }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateAheadException;
+import io.epochal.spout.BatchAttempt;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -110,74 +111,101 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
 
   @Test
   public void shouldReportAbsentKeyAsMissingInMultiGet() {
-    map.beginCommit(1);
-    assertEquals(Map.of(), map.multiGet(1, List.of("a")));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals(Map.of(), map.multiGet(List.of("a")));
   }
 
   // the per-attempt cache's lifecycle
 
   @Test
-  public void shouldDropCacheOnAbortEvenWithoutANewBeginCommit() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.abort(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+  public void shouldDropCacheOnAbort() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.abort();
+    assertThrows(IllegalStateException.class, () -> map.multiUpdate(Map.of("a", plus(1))), "no epoch after abort");
+    map.begin(Epoch.of("test", new BatchAttempt(1, 2)));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
   }
 
   @Test
   public void shouldDropCacheOnBeginCommit() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
   }
 
   @Test
   public void shouldMakeNoStoreReadWhenEveryKeyIsCached() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
     store.forgetCalls();
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.multiPut(1, Map.of("a", 1L));
-    map.multiGet(1, List.of("a"));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.multiPut(Map.of("a", 1L));
+    map.multiGet(List.of("a"));
     assertEquals(List.of(), store.gets());
   }
 
   @Test
-  public void shouldWorkWithoutBeginCommit() {
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
-    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
+  public void shouldRefuseEveryCallOutsideBeginAndEndBeforeTouchingTheStore() {
+    for (int round = 0; round < 2; round++) {
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> map.multiGet(List.of("a")));
+      assertTrue(e.getMessage().contains("outside begin(epoch)..end()"), e.getMessage());
+      assertThrows(IllegalStateException.class, () -> map.multiUpdate(Map.of("a", plus(1))));
+      assertThrows(IllegalStateException.class, () -> map.multiPut(Map.of("a", 1L)));
+      map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+      map.end();
+    }
+    assertEquals(List.of(), store.gets());
+    assertEquals(List.of(), store.puts());
+  }
+
+  @Test
+  public void shouldReadCommittedValuesInAReadOnlyEpochAndRefuseWritesThere() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(2)));
+    map.end();
+    map.begin(Epoch.readAfter("test", 1));
+    assertEquals(Map.of("a", 2L), map.multiGet(List.of("a")));
+    store.forgetCalls();
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> map.multiUpdate(Map.of("a", plus(1))));
+    assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+    assertThrows(IllegalStateException.class, () -> map.multiPut(Map.of("a", 1L)));
+    map.end();
+    assertEquals(List.of(), store.puts());
   }
 
   // results, nulls and arguments
 
   @Test
   public void shouldReturnUnmodifiableMaps() {
-    map.beginCommit(1);
-    Map<String, Long> updated = map.multiUpdate(1, Map.of("a", plus(1)));
-    Map<String, Long> read = map.multiGet(1, List.of("a"));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    Map<String, Long> updated = map.multiUpdate(Map.of("a", plus(1)));
+    Map<String, Long> read = map.multiGet(List.of("a"));
     assertThrows(UnsupportedOperationException.class, () -> updated.put("x", 1L));
     assertThrows(UnsupportedOperationException.class, () -> read.put("x", 1L));
   }
 
   @Test
   public void shouldRejectNullArguments() {
-    assertEquals("keys", assertThrows(NullPointerException.class, () -> map.multiGet(1, null)).getMessage());
-    assertEquals("updaters", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, null)).getMessage());
-    assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(1, null)).getMessage());
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals("keys", assertThrows(NullPointerException.class, () -> map.multiGet(null)).getMessage());
+    assertEquals("updaters", assertThrows(NullPointerException.class, () -> map.multiUpdate(null)).getMessage());
+    assertEquals("values", assertThrows(NullPointerException.class, () -> map.multiPut(null)).getMessage());
   }
 
   /** Null keys are bad records (finding 5/11: not an NPE, which the engine would retry). */
   @Test
   public void shouldRejectNullKeysBeforeTouchingTheStore() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
     updaters.put(null, plus(1));
     Map<String, Long> values = new HashMap<>();
     values.put(null, 1L);
     for (InvalidRecordException e : List.of(
-        assertThrows(InvalidRecordException.class, () -> map.multiGet(1, Arrays.asList("a", null))),
-        assertThrows(InvalidRecordException.class, () -> map.multiUpdate(1, updaters)),
-        assertThrows(InvalidRecordException.class, () -> map.multiPut(1, values)))) {
+        assertThrows(InvalidRecordException.class, () -> map.multiGet(Arrays.asList("a", null))),
+        assertThrows(InvalidRecordException.class, () -> map.multiUpdate(updaters)),
+        assertThrows(InvalidRecordException.class, () -> map.multiPut(values)))) {
       assertTrue(e.getMessage().contains("null key"), e.getMessage());
       assertEquals(Optional.of(TABLE), e.context().table());
       assertFalse(EpochalException.isRetryable(e));
@@ -191,14 +219,14 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
   public void shouldRejectKeysWithoutValueEqualityBeforeTouchingTheStore() {
     @SuppressWarnings({"unchecked", "rawtypes"})
     MapState<Object, Long> raw = (MapState) map;
-    raw.beginCommit(1);
+    raw.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     for (Object key : new Object[] {new byte[] {1}, new StringBuilder("a"), List.of("a", new byte[] {1})}) {
       InvalidRecordException e = assertThrows(InvalidRecordException.class,
-          () -> raw.multiUpdate(1, Map.of(key, stored -> 1L)));
+          () -> raw.multiUpdate(Map.of(key, stored -> 1L)));
       assertTrue(e.getMessage().contains("identity"), e.getMessage());
       assertEquals(Optional.of(TABLE), e.context().table());
-      assertThrows(InvalidRecordException.class, () -> raw.multiGet(1, List.of(key)));
-      assertThrows(InvalidRecordException.class, () -> raw.multiPut(1, Map.of(key, 1L)));
+      assertThrows(InvalidRecordException.class, () -> raw.multiGet(List.of(key)));
+      assertThrows(InvalidRecordException.class, () -> raw.multiPut(Map.of(key, 1L)));
     }
     assertEquals(List.of(), store.gets());
     assertEquals(List.of(), store.puts());
@@ -206,12 +234,13 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
 
   @Test
   public void shouldRejectNullUpdaterAndNullValueWritingNothing() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     Map<String, ValueUpdater<Long>> updaters = new HashMap<>();
     updaters.put("a", null);
     Map<String, Long> values = new HashMap<>();
     values.put("a", null);
-    assertEquals("updater", assertThrows(NullPointerException.class, () -> map.multiUpdate(1, updaters)).getMessage());
-    InvalidRecordException e = assertThrows(InvalidRecordException.class, () -> map.multiPut(1, values));
+    assertEquals("updater", assertThrows(NullPointerException.class, () -> map.multiUpdate(updaters)).getMessage());
+    InvalidRecordException e = assertThrows(InvalidRecordException.class, () -> map.multiPut(values));
     assertEquals(Optional.of("counts"), e.context().table());
     assertEquals(Optional.of("a"), e.context().key());
     assertEquals(OptionalLong.of(1), e.context().txid());
@@ -222,8 +251,9 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
   /** Finding 5: an updater's null was a (retried) NullPointerException; it is a fatal error naming table, key, txid. */
   @Test
   public void shouldRejectUpdaterReturningNullNamingKeyTableAndTxid() {
+    map.begin(Epoch.of("test", new BatchAttempt(3, 1)));
     InvalidRecordException e = assertThrows(InvalidRecordException.class,
-        () -> map.multiUpdate(3, Map.of("a", stored -> null)));
+        () -> map.multiUpdate(Map.of("a", stored -> null)));
     assertTrue(e.getMessage().startsWith("updater returned null for key 'a' of table 'counts' (txid 3)"),
         e.getMessage());
     assertEquals(Optional.of(TABLE), e.context().table());
@@ -233,12 +263,12 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     assertEquals(List.of(), store.puts());
   }
 
+  /** The txid is checked once, where the epoch is made; the map trusts its epoch. */
   @Test
-  public void shouldRejectTxidBelowOne() {
-    assertThrows(IllegalArgumentException.class, () -> map.beginCommit(0));
-    assertThrows(IllegalArgumentException.class, () -> map.multiGet(0, List.of("a")));
-    assertThrows(IllegalArgumentException.class, () -> map.multiUpdate(-1, Map.of("a", plus(1))));
-    assertThrows(IllegalArgumentException.class, () -> map.multiPut(0, Map.of("a", 1L)));
+  public void shouldRejectTxidBelowOneWhereTheEpochIsMade() {
+    assertThrows(IllegalArgumentException.class, () -> new BatchAttempt(0, 1));
+    assertThrows(IllegalArgumentException.class, () -> Epoch.readAfter("test", -1));
+    assertThrows(NullPointerException.class, () -> map.begin(null));
   }
 
   @Test
@@ -263,11 +293,13 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     assertEquals(mapName + " over recording-store", factory.describe());
     MapState<String, Long> p0 = factory.makeState(new StateContext("wc", "word-counts", 0, 2));
     MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "word-counts", 1, 2));
-    p0.multiUpdate(1, Map.of("a", plus(1)));
-    p1.multiUpdate(1, Map.of("b", plus(1)));
+    p0.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    p1.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    p0.multiUpdate(Map.of("a", plus(1)));
+    p1.multiUpdate(Map.of("b", plus(1)));
     assertEquals(Set.of("a", "b"), store.cells().keySet());
     store.seed("c", firstCell.of(1, 5));
-    StateAheadException e = assertThrows(StateAheadException.class, () -> p1.multiGet(2, List.of("c")));
+    StateAheadException e = assertThrows(StateAheadException.class, () -> p1.multiGet(List.of("c")));
     assertEquals("word-counts", e.table());
   }
 
@@ -278,7 +310,9 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
         factoryPerPartition.apply(context -> stores.get(context.partitionIndex()));
     assertEquals(kind, factory.kind());
     assertTrue(factory.describe().startsWith(mapName + " over"), factory.describe());
-    factory.makeState(new StateContext("wc", "words", 1, 2)).multiUpdate(1, Map.of("a", plus(1)));
+    MapState<String, Long> p1 = factory.makeState(new StateContext("wc", "words", 1, 2));
+    p1.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    p1.multiUpdate(Map.of("a", plus(1)));
     assertEquals(Map.of(), stores.get(0).cells());
     assertEquals(Map.of("a", firstCell.of(1, 1)), stores.get(1).cells());
   }

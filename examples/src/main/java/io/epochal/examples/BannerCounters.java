@@ -105,7 +105,7 @@ final class BannerCounters implements Main.Example {
 
     @Override
     public void begin(MapState<String, String> state, BatchAttempt batch, List<String> keys) {
-      batches.put(state, new Batch(state.multiGet(batch.txid(), keys), keys.size(), new HashMap<>()));
+      batches.put(state, new Batch(state.multiGet(keys), keys.size(), new HashMap<>()));
     }
 
     @Override
@@ -135,7 +135,7 @@ final class BannerCounters implements Main.Example {
       b.written().put(showId, banner != null ? "=" + banner : "?" + pending);
       if (b.written().size() == b.keys()) {
         batches.remove(state);
-        state.multiPut(batch.txid(), b.written());
+        state.multiPut(b.written());
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.epochal.examples;
 
+import io.epochal.state.ForwardingBackingMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.store.CheckpointStore;
 import io.epochal.testkit.Fault;
@@ -46,17 +47,18 @@ final class RandomFaults {
 
   <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     IBackingMap<K, C> injected = injector.wrap(backing);
-    return new IBackingMap<>() {
+    // forwards the whole lifecycle (begin(epoch), end(), abort()) to the injector's map and the map under it
+    return new ForwardingBackingMap<>(injected) {
       @Override
       public Map<K, C> multiGet(Collection<? extends K> keys) {
         feed();
-        return injected.multiGet(keys);
+        return super.multiGet(keys);
       }
 
       @Override
       public void multiPut(Map<K, C> cells) {
         feed();
-        injected.multiPut(cells);
+        super.multiPut(cells);
       }
 
       @Override

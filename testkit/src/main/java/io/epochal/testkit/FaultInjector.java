@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.state.Epoch;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.OpaqueSpout;
@@ -127,8 +128,8 @@ public final class FaultInjector {
   /**
    * Wraps a backing map so that {@link FaultPoint#BEFORE_STATE_WRITE} (at its first {@code multiGet} of a batch) and
    * {@link FaultPoint#INSIDE_MULTIPUT} fire, and every cell it writes is recorded in the timeline. The whole
-   * lifecycle ({@code beginCommit}, {@code commit}, {@code abort}) is forwarded, so layers under it (a
-   * {@code CachedMap}, a table-backed map) still see every attempt begin, commit and fail.
+   * lifecycle ({@code begin(epoch)}, {@code end()}, {@code abort()}) is forwarded, so layers under it (a
+   * {@code CachedMap}, a table-backed map) still see every attempt begin, end and fail, with the engine's epoch.
    */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     Objects.requireNonNull(backing, "backing");
@@ -247,6 +248,8 @@ public final class FaultInjector {
 
   private final class FaultInjectingMapState<K, V> implements MapState<K, V> {
     private final MapState<K, V> state;
+    /** The txid of the epoch this partition was begun with, for the timeline and the faults. */
+    private long txid;
 
     FaultInjectingMapState(MapState<K, V> state) {
       this.state = Objects.requireNonNull(state, "state factory returned null");
@@ -260,54 +263,55 @@ public final class FaultInjector {
     }
 
     @Override
-    public void beginCommit(long txid) {
-      state.beginCommit(txid);
+    public void begin(Epoch epoch) {
+      txid = epoch.txid();
+      state.begin(epoch);
     }
 
     @Override
-    public void commit(long txid) {
-      state.commit(txid);
+    public void end() {
+      state.end();
     }
 
     @Override
-    public void abort(long txid) {
-      state.abort(txid);
+    public void abort() {
+      state.abort();
     }
 
     @Override
-    public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
+    public Map<K, V> multiGet(Collection<? extends K> keys) {
       beforeWrite();
-      Map<K, V> result = state.multiGet(txid, keys);
+      Map<K, V> result = state.multiGet(keys);
       timeline.read(txid, keys, result);
       return result;
     }
 
     @Override
-    public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
       beforeWrite();
       Fault f = updaters.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
       if (f == null) {
-        Map<K, V> result = state.multiUpdate(txid, updaters);
+        Map<K, V> result = state.multiUpdate(updaters);
         timeline.wrote(txid, result);
         return result;
       }
       Map<K, ValueUpdater<V>> prefix = new LinkedHashMap<>(prefix(updaters, Math.min(f.prefix(),
           updaters.size() - 1)));
-      timeline.wrote(txid, state.multiUpdate(txid, prefix));
+      timeline.wrote(txid, state.multiUpdate(prefix));
       throw raise(f, txid);
     }
 
     @Override
-    public void multiPut(long txid, Map<K, V> values) {
+    public void multiPut(Map<K, V> values) {
       beforeWrite();
       Fault f = values.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
       if (f == null) {
-        state.multiPut(txid, values);
+        state.multiPut(values);
         timeline.wrote(txid, values);
         return;
       }
       Map<K, V> prefix = prefix(values, Math.min(f.prefix(), values.size() - 1));
-      state.multiPut(txid, prefix);
+      state.multiPut(prefix);
       timeline.wrote(txid, prefix);
       throw raise(f, txid);
     }

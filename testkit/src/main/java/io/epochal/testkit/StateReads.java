@@ -18,7 +18,8 @@ final class StateReads {
 
   /**
    * Reads {@code keys} from the states {@code factory} makes for a pipeline, as batch {@code lastTxid + 1} would see
-   * them: each key through a fresh state of its partition ({@code farm_hash(key) mod partitions}).
+   * them: each key through a fresh state of its partition ({@code farm_hash(key) mod partitions}), begun with the
+   * read-only epoch {@link io.epochal.state.Epoch#readAfter Epoch.readAfter(pipeline, lastTxid)}.
    *
    * @return the keys that have a value
    */
@@ -34,7 +35,9 @@ final class StateReads {
     for (Map.Entry<Integer, List<K>> part : byPartition.entrySet()) {
       ReadOnlyMapState<K, V> state = factory.makeState(epochs.context(stateName, part.getKey(), partitions));
       try {
-        out.putAll(state.multiGet(lastTxid + 1, part.getValue()));
+        state.begin(io.epochal.state.Epoch.readAfter(pipeline, lastTxid));
+        out.putAll(state.multiGet(part.getValue()));
+        state.end();
       } finally {
         ReplayCheck.closeIfCloseable(state);
       }

@@ -196,9 +196,9 @@ class FatalErrorsTest {
               updaters.put(r, stored -> r.equals("b") ? null : 1L);
             }
             if (viaUpdater) {
-              state.multiUpdate(batch.txid(), updaters);
+              state.multiUpdate(updaters);
             } else {
-              state.multiPut(batch.txid(), values);
+              state.multiPut(values);
             }
           });
       try (Pipeline p = b.build()) {
@@ -215,8 +215,9 @@ class FatalErrorsTest {
   @Test
   void shouldStopAtOnceWhenANonTransactionalUpdaterReturnsNull() {
     MapState<String, Long> map = NonTransactionalMap.over(new InMemoryBackingMap<>("plain"));
+    map.begin(io.epochal.state.Epoch.of("test", new io.epochal.spout.BatchAttempt(4, 1)));
     InvalidRecordException e = assertThrows(InvalidRecordException.class,
-        () -> map.multiUpdate(4, Map.of("k", stored -> null)));
+        () -> map.multiUpdate(Map.of("k", stored -> null)));
     assertEquals(Optional.of("k"), e.context().key());
     assertEquals(OptionalLong.of(4), e.context().txid());
     assertFalse(EpochalException.isRetryable(e));

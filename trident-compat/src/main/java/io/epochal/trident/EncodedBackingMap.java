@@ -2,6 +2,7 @@ package io.epochal.trident;
 
 import io.epochal.codec.Codec;
 import io.epochal.errors.StateCorruptedException;
+import io.epochal.state.Epoch;
 import io.epochal.state.IBackingMap;
 import java.util.Collection;
 import java.util.Collections;
@@ -12,7 +13,8 @@ import java.util.Objects;
 /**
  * Cells stored as bytes: an {@link IBackingMap} of cells {@code C} over a store of {@code byte[]}, with a codec (for
  * example Trident's JSON layouts) applied at this layer only. Bytes that cannot be decoded raise
- * {@link StateCorruptedException} naming the store and the key. As thread-safe as the store and the codec.
+ * {@link StateCorruptedException} naming the store and the key. Forwards the lifecycle to the byte store. As
+ * thread-safe as the store and the codec.
  */
 final class EncodedBackingMap<K, C> implements IBackingMap<K, C> {
   private final IBackingMap<K, byte[]> bytes;
@@ -43,6 +45,22 @@ final class EncodedBackingMap<K, C> implements IBackingMap<K, C> {
     cells.forEach((key, cell) -> encoded.put(Objects.requireNonNull(key, "key"),
         codec.encode(Objects.requireNonNull(cell, "cell"))));
     bytes.multiPut(encoded);
+  }
+
+  /** Forwarded: the byte store may keep per-attempt state (a cache, a table-backed store's epoch). */
+  @Override
+  public void begin(Epoch epoch) {
+    bytes.begin(epoch);
+  }
+
+  @Override
+  public void end() {
+    bytes.end();
+  }
+
+  @Override
+  public void abort() {
+    bytes.abort();
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.Epoch;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.state.MapState;
@@ -21,12 +23,14 @@ import org.apache.storm.trident.state.snapshot.Snapshottable;
  * Epochal engine.
  *
  * <p>Txids: Trident passes the batch's txid to {@link #beginCommit(Long)} and leaves it set until
- * {@link #commit(Long)}; the view passes it to every call of the Epochal map. Outside a commit (Trident's
- * {@code stateQuery}, DRPC) reads see the latest committed value (Trident's {@code t = null}); updates are refused,
+ * {@link #commit(Long)}; the view begins the Epochal map with the epoch of that txid ({@code Epoch.of}) and ends it
+ * at the commit. Outside a commit (Trident's {@code stateQuery}, DRPC) reads see the latest committed value
+ * (Trident's {@code t = null}), through a read-only epoch begun and ended around each read; updates are refused,
  * since an Epochal cell always carries a txid (Trident's non-transactional "always apply" cannot be made
  * exactly-once). Such calls, and other misuse no retry can fix (mismatched key and value lists, null values), throw a
  * non-retryable {@link EpochalException}. With {@code drivesLifecycle} false (a view handed to a Trident operation on
- * the Epochal engine, which drives the map itself), {@code beginCommit}/{@code commit} only set the txid.
+ * the Epochal engine, which drives the map itself with its own epoch), {@code beginCommit}/{@code commit} only set
+ * the txid.
  *
  * <p>Differences from Trident's maps, all documented in the module's README section: a stored txid ahead of the
  * batch throws {@link io.epochal.errors.StateAheadException} for the transactional map too; null values and null
@@ -38,6 +42,8 @@ import org.apache.storm.trident.state.snapshot.Snapshottable;
 class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Object>, Snapshottable<Object> {
   /** The key of the global value of a non-grouped aggregate. */
   static final List<Object> GLOBAL_KEY = List.of("$EPOCHAL-MAP-STATE-GLOBAL$");
+  /** The pipeline named in the epochs the view opens for Storm's batches. */
+  static final String STORM_PIPELINE = "storm";
 
   private final MapState<List<Object>, Object> map;
   private final boolean drivesLifecycle;
@@ -79,8 +85,8 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
 
     @Override
     public void multiRemove(List<List<Object>> keys) {
-      long txid = requireTxid("multiRemove");
-      removable.multiRemove(txid, copy(keys));
+      requireTxid("multiRemove");
+      removable.multiRemove(copy(keys));
     }
   }
 
@@ -92,14 +98,14 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
   public void beginCommit(Long txid) {
     currentTxid = txid;
     if (drivesLifecycle && txid != null) {
-      map.beginCommit(txid);
+      map.begin(Epoch.of(STORM_PIPELINE, new BatchAttempt(txid, 1)));
     }
   }
 
   @Override
   public void commit(Long txid) {
     if (drivesLifecycle && txid != null) {
-      map.commit(txid);
+      map.end();
     }
     currentTxid = null;
   }
@@ -107,8 +113,17 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
   @Override
   public List<Object> multiGet(List<List<Object>> keys) {
     List<List<Object>> copies = copy(keys);
-    long txid = currentTxid != null ? currentTxid : Long.MAX_VALUE;
-    Map<List<Object>, Object> found = map.multiGet(txid, copies);
+    Map<List<Object>, Object> found;
+    if (currentTxid != null || !drivesLifecycle) {
+      found = map.multiGet(copies);
+    } else {
+      map.begin(Epoch.readAfter(STORM_PIPELINE, Long.MAX_VALUE - 1)); // the latest committed values
+      try {
+        found = map.multiGet(copies);
+      } finally {
+        map.end();
+      }
+    }
     List<Object> out = new ArrayList<>(copies.size());
     for (List<Object> key : copies) {
       out.add(found.get(key));
@@ -119,7 +134,7 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
   @Override
   @SuppressWarnings({"rawtypes", "unchecked"})
   public List<Object> multiUpdate(List<List<Object>> keys, List<ValueUpdater> updaters) {
-    long txid = requireTxid("multiUpdate");
+    requireTxid("multiUpdate");
     if (keys.size() != updaters.size()) {
       throw misuse("multiUpdate of " + map + " with " + keys.size() + " keys but " + updaters.size() + " updaters");
     }
@@ -134,7 +149,7 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
         }
         batch.put(e.getValue(), (Optional<Object> stored) -> updater.update(stored.orElse(null)));
       }
-      Map<List<Object>, Object> updated = map.multiUpdate(txid, batch);
+      Map<List<Object>, Object> updated = map.multiUpdate(batch);
       round.forEach((i, key) -> out[i] = updated.get(key));
     }
     return java.util.Arrays.asList(out);
@@ -142,7 +157,7 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
 
   @Override
   public void multiPut(List<List<Object>> keys, List<Object> vals) {
-    long txid = requireTxid("multiPut");
+    requireTxid("multiPut");
     if (keys.size() != vals.size()) {
       throw misuse("multiPut of " + map + " with " + keys.size() + " keys but " + vals.size() + " values");
     }
@@ -157,7 +172,7 @@ class EpochalMapView implements org.apache.storm.trident.state.map.MapState<Obje
         }
         batch.put(key, value);
       });
-      map.multiPut(txid, batch);
+      map.multiPut(batch);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.epochal.trident;
 
+import io.epochal.state.Epoch;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
@@ -80,8 +81,8 @@ final class ShiftedStates {
     }
 
     @Override
-    public void multiRemove(long txid, Collection<? extends List<Object>> keys) {
-      removable.multiRemove(shift(txid), keys);
+    public void multiRemove(Collection<? extends List<Object>> keys) {
+      removable.multiRemove(keys);
     }
   }
 
@@ -94,43 +95,75 @@ final class ShiftedStates {
       this.offset = offset;
     }
 
-    final long shift(long txid) {
-      return txid == Long.MAX_VALUE ? txid : Math.addExact(txid, offset);
+    @Override
+    public void begin(Epoch epoch) {
+      inner.begin(new ShiftedEpoch(epoch, offset));
     }
 
     @Override
-    public void beginCommit(long txid) {
-      inner.beginCommit(shift(txid));
+    public void end() {
+      inner.end();
     }
 
     @Override
-    public void commit(long txid) {
-      inner.commit(shift(txid));
+    public void abort() {
+      inner.abort();
     }
 
     @Override
-    public void abort(long txid) {
-      inner.abort(shift(txid));
+    public Map<K, V> multiGet(Collection<? extends K> keys) {
+      return inner.multiGet(keys);
     }
 
     @Override
-    public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-      return inner.multiGet(shift(txid), keys);
+    public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
+      return inner.multiUpdate(updaters);
     }
 
     @Override
-    public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
-      return inner.multiUpdate(shift(txid), updaters);
-    }
-
-    @Override
-    public void multiPut(long txid, Map<K, V> values) {
-      inner.multiPut(shift(txid), values);
+    public void multiPut(Map<K, V> values) {
+      inner.multiPut(values);
     }
 
     @Override
     public String toString() {
       return inner + " (txids shifted by " + offset + ")";
+    }
+  }
+
+  /**
+   * The epoch of batch {@code t} as the shifted state sees it: batch {@code offset + t}, same attempt, pipeline,
+   * read-only flag and staging.
+   */
+  private record ShiftedEpoch(Epoch pipelineEpoch, long offset) implements Epoch {
+    @Override
+    public String pipeline() {
+      return pipelineEpoch.pipeline();
+    }
+
+    @Override
+    public io.epochal.spout.BatchAttempt attempt() {
+      io.epochal.spout.BatchAttempt a = pipelineEpoch.attempt();
+      long t = a.txid();
+      // a read-only epoch of "the latest" (Long.MAX_VALUE) stays the latest
+      long shifted = pipelineEpoch.readOnly() && t > Long.MAX_VALUE - offset ? Long.MAX_VALUE
+          : Math.addExact(t, offset);
+      return new io.epochal.spout.BatchAttempt(shifted, a.attempt());
+    }
+
+    @Override
+    public boolean readOnly() {
+      return pipelineEpoch.readOnly();
+    }
+
+    @Override
+    public <T> java.util.Optional<T> staging(Class<T> type) {
+      return pipelineEpoch.staging(type);
+    }
+
+    @Override
+    public String toString() {
+      return pipelineEpoch + " (as Trident txid " + attempt().txid() + ")";
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.epochal.trident;
 
+import io.epochal.state.Epoch;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
@@ -45,10 +46,10 @@ final class TridentNullCells {
   /** A map that can hold Trident's removal cells. */
   interface Removable extends MapState<List<Object>, Object> {
     /**
-     * Trident's {@code RemovableMapState.multiRemove} in batch {@code txid}: each key gets a cell without a value
+     * Trident's {@code RemovableMapState.multiRemove} in the open epoch's batch: each key gets a cell without a value
      * ({@code MemoryMapState}'s {@code multiPut} of nulls), under the map's txid rules.
      */
-    void multiRemove(long txid, Collection<? extends List<Object>> keys);
+    void multiRemove(Collection<? extends List<Object>> keys);
   }
 
   /** @return the map as {@link Removable}, if it can hold Trident's removal cells */
@@ -108,44 +109,43 @@ final class TridentNullCells {
     }
 
     @Override
-    public void beginCommit(long txid) {
-      inner.beginCommit(txid);
+    public void begin(Epoch epoch) {
+      inner.begin(epoch);
     }
 
     @Override
-    public void commit(long txid) {
-      inner.commit(txid);
+    public void end() {
+      inner.end();
     }
 
     @Override
-    public void abort(long txid) {
-      inner.abort(txid);
+    public void abort() {
+      inner.abort();
     }
 
     @Override
-    public Map<List<Object>, Object> multiGet(long txid, Collection<? extends List<Object>> keys) {
-      return present(inner.multiGet(txid, keys));
+    public Map<List<Object>, Object> multiGet(Collection<? extends List<Object>> keys) {
+      return present(inner.multiGet(keys));
     }
 
     @Override
-    public Map<List<Object>, Object> multiUpdate(long txid,
-        Map<List<Object>, ? extends ValueUpdater<Object>> updaters) {
-      return present(inner.multiUpdate(txid, new HidingUpdaters(Objects.requireNonNull(updaters, "updaters"))));
+    public Map<List<Object>, Object> multiUpdate(Map<List<Object>, ? extends ValueUpdater<Object>> updaters) {
+      return present(inner.multiUpdate(new HidingUpdaters(Objects.requireNonNull(updaters, "updaters"))));
     }
 
     @Override
-    public void multiPut(long txid, Map<List<Object>, Object> values) {
-      inner.multiPut(txid, values);
+    public void multiPut(Map<List<Object>, Object> values) {
+      inner.multiPut(values);
     }
 
     @Override
-    public void multiRemove(long txid, Collection<? extends List<Object>> keys) {
+    public void multiRemove(Collection<? extends List<Object>> keys) {
       Map<List<Object>, Object> removals = new LinkedHashMap<>();
       for (List<Object> key : Objects.requireNonNull(keys, "keys")) {
         removals.put(Objects.requireNonNull(key, "key"), REMOVED);
       }
       if (!removals.isEmpty()) {
-        inner.multiPut(txid, removals);
+        inner.multiPut(removals);
       }
     }
 

@@ -3,6 +3,7 @@ package io.epochal.trident;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StateAheadException;
+import io.epochal.state.Epoch;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.ValueUpdater;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An Epochal state holding one partition of a user's Trident {@link State} (made by their Trident
- * {@code StateFactory}), driven by the Epochal engine: {@code beginCommit(t)}/{@code commit(t)} are forwarded, and when
+ * {@code StateFactory}), driven by the Epochal engine: {@code begin(epoch)}/{@code end()} become Trident's
+ * {@code beginCommit(t)}/{@code commit(t)} with the epoch's txid (not for a read-only epoch, which only reads), and when
  * the Trident state is a Trident {@code MapState} the Epochal {@link MapState} calls are translated to it, so that
  * {@code persistentAggregate} and {@code lookup} work. A Trident {@code OpaqueMap}'s "Current batch is behind state's
  * batch" error becomes {@link StateAheadException}, which stops the pipeline instead of being retried.
@@ -51,6 +53,10 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
   private volatile State state;
   /** A call into {@link #state} threw during the current attempt: its caches may disagree with its store. */
   private volatile boolean failed;
+  /** The epoch this partition was begun with, null outside begin..end. */
+  private volatile Epoch epoch;
+  /** The txid of the last epoch begun, for logs. */
+  private volatile long lastTxid;
 
   /** @param factory makes this partition's Trident state: once now, again after an attempt it failed in */
   TridentStateAdapter(Supplier<State> factory, StateContext context) {
@@ -73,10 +79,11 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
   }
 
   @Override
-  public void abort(long txid) {
+  public void abort() {
+    epoch = null;
     if (failed) {
       LOG.debug("{}: a call failed in an attempt of batch {}; replacing the Trident state with a fresh one", this,
-          txid);
+          lastTxid);
       state = make();
       failed = false;
     }
@@ -87,23 +94,50 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
   }
 
   @Override
-  public void beginCommit(long txid) {
-    translate(() -> {
-      state.beginCommit(txid);
-      return null;
-    });
+  public void begin(Epoch epoch) {
+    Objects.requireNonNull(epoch, "epoch");
+    this.epoch = epoch;
+    lastTxid = epoch.txid();
+    if (!epoch.readOnly()) {
+      translate(() -> {
+        state.beginCommit(epoch.txid());
+        return null;
+      });
+    }
   }
 
   @Override
-  public void commit(long txid) {
-    translate(() -> {
-      state.commit(txid);
-      return null;
-    });
+  public void end() {
+    Epoch e = requireEpoch("end");
+    epoch = null;
+    if (!e.readOnly()) {
+      translate(() -> {
+        state.commit(e.txid());
+        return null;
+      });
+    }
+  }
+
+  /** @return the open epoch, else an {@link IllegalStateException} naming the call */
+  private Epoch requireEpoch(String call) {
+    Epoch e = epoch;
+    if (e == null) {
+      throw new IllegalStateException(call + " of " + this + " outside begin(epoch)..end()");
+    }
+    return e;
+  }
+
+  private Epoch requireWritable(String call) {
+    Epoch e = requireEpoch(call);
+    if (e.readOnly()) {
+      throw new IllegalStateException(call + " of " + this + " in " + e + ": a read-only epoch never writes");
+    }
+    return e;
   }
 
   @Override
-  public Map<List<Object>, Object> multiGet(long txid, Collection<? extends List<Object>> keys) {
+  public Map<List<Object>, Object> multiGet(Collection<? extends List<Object>> keys) {
+    requireEpoch("multiGet");
     List<List<Object>> list = new ArrayList<>(keys);
     List<Object> values = translate(() -> readable().multiGet(list));
     return toMap(list, values);
@@ -111,7 +145,8 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
 
   @Override
   @SuppressWarnings("rawtypes")
-  public Map<List<Object>, Object> multiUpdate(long txid, Map<List<Object>, ? extends ValueUpdater<Object>> updaters) {
+  public Map<List<Object>, Object> multiUpdate(Map<List<Object>, ? extends ValueUpdater<Object>> updaters) {
+    requireWritable("multiUpdate");
     List<List<Object>> keys = new ArrayList<>(updaters.size());
     List<org.apache.storm.trident.state.ValueUpdater> tridentUpdaters = new ArrayList<>(updaters.size());
     updaters.forEach((key, updater) -> {
@@ -124,7 +159,8 @@ final class TridentStateAdapter implements MapState<List<Object>, Object> {
   }
 
   @Override
-  public void multiPut(long txid, Map<List<Object>, Object> values) {
+  public void multiPut(Map<List<Object>, Object> values) {
+    requireWritable("multiPut");
     List<List<Object>> keys = new ArrayList<>(values.keySet());
     List<Object> vals = new ArrayList<>(keys.size());
     for (List<Object> key : keys) {

@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -90,8 +92,8 @@ class AdapterErrorsTest {
   void shouldNotRetryABrokenTridentBackingMap() {
     MapState<List<Object>, Object> map = (MapState<List<Object>, Object>) (MapState) EpochalTrident.opaqueState(
         new ShortBackingMap()).makeState(new StateContext("p", "counts", 0, 1));
-    map.beginCommit(1);
-    EpochalException e = assertThrows(EpochalException.class, () -> map.multiGet(1, List.of(List.of("a"),
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    EpochalException e = assertThrows(EpochalException.class, () -> map.multiGet(List.of(List.of("a"),
         List.of("b"))));
     assertNotRetryable(e);
     assertTrue(e.context().table().isPresent());
@@ -101,8 +103,8 @@ class AdapterErrorsTest {
   void shouldNotRetryATridentStateUsedAsAMapThatIsNone() {
     MapState<List<Object>, Object> map = EpochalTrident.<Object>tridentState(new NotAMap(), StateKind.OPAQUE)
         .makeState(new StateContext("p", "counts", 0, 1));
-    map.beginCommit(1);
-    assertNotRetryable(assertThrows(EpochalException.class, () -> map.multiGet(1, List.of(List.of("a")))));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertNotRetryable(assertThrows(EpochalException.class, () -> map.multiGet(List.of(List.of("a")))));
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.spout.BatchAttempt;
+import io.epochal.state.Epoch;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
@@ -54,36 +56,36 @@ final class RedisConnectionKiller {
     }
 
     @Override
-    public void beginCommit(long txid) {
-      state.beginCommit(txid);
+    public void begin(Epoch epoch) {
+      state.begin(epoch);
     }
 
     @Override
-    public void commit(long txid) {
-      state.commit(txid);
+    public void end() {
+      state.end();
     }
 
     @Override
-    public void abort(long txid) {
-      state.abort(txid);
+    public void abort() {
+      state.abort();
     }
 
     @Override
-    public Map<K, V> multiGet(long txid, Collection<? extends K> keys) {
-      return state.multiGet(txid, keys);
+    public Map<K, V> multiGet(Collection<? extends K> keys) {
+      return state.multiGet(keys);
     }
 
     @Override
-    public Map<K, V> multiUpdate(long txid, Map<K, ? extends ValueUpdater<V>> updaters) {
+    public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
       if (calls.incrementAndGet() % every == 0 && redis.killClientConnections() > 0) {
         kills.incrementAndGet();
       }
-      return state.multiUpdate(txid, updaters);
+      return state.multiUpdate(updaters);
     }
 
     @Override
-    public void multiPut(long txid, Map<K, V> values) {
-      state.multiPut(txid, values);
+    public void multiPut(Map<K, V> values) {
+      state.multiPut(values);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -126,9 +128,9 @@ class SpoutAdaptersTest {
         new org.apache.storm.trident.state.OpaqueValue<>(3L, 10, 7))));
     OpaqueMap<List<Object>, Long> map = OpaqueMap.over(EpochalTrident.encoded(bytes,
         EpochalTrident.<Long>opaqueJsonCodec()), "redis-like");
-    map.beginCommit(4);
-    assertEquals(Map.of(List.of("the"), 11L), map.multiUpdate(4, Map.of(List.of("the"), v -> v.orElse(0L) + 1)));
-    map.commit(4);
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    assertEquals(Map.of(List.of("the"), 11L), map.multiUpdate(Map.of(List.of("the"), v -> v.orElse(0L) + 1)));
+    map.end();
     assertEquals("[4,11,10]", new String(bytes.snapshot().get(List.of("the")), StandardCharsets.UTF_8));
   }
 }

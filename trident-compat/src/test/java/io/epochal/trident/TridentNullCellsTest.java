@@ -1,5 +1,7 @@
 package io.epochal.trident;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,7 +105,7 @@ class TridentNullCellsTest {
     for (int step = 0; step < txids.length; step++) {
       long t = txids[step];
       memory.beginCommit(t);
-      map.beginCommit(t);
+      map.begin(Epoch.of("test", new BatchAttempt(t, 1)));
       org.apache.storm.trident.state.map.MapState<Object> view = view(map, t);
       for (org.apache.storm.trident.state.map.MapState<Object> m : List.of(memory, view)) {
         List<Object> reads = m == memory ? stormReads : epochalReads;
@@ -129,7 +131,7 @@ class TridentNullCellsTest {
         }
       }
       memory.commit(t);
-      map.commit(t);
+      map.end();
     }
     assertEquals(Arrays.asList(null, 2L, 1L, 2L, null, 2L), stormReads); // Storm's own assertions
     assertEquals(stormReads, epochalReads);
@@ -153,11 +155,11 @@ class TridentNullCellsTest {
     // Replaying batch 2 through EpochalTrident, and through Storm's map over a copy of the cells.
     MapState<List<Object>, Object> map = epochal(kind, cells);
     org.apache.storm.trident.state.map.MapState<Object> storm = storm(kind, copy);
-    map.beginCommit(2);
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     storm.beginCommit(2L);
     assertEquals(storm.multiGet(A), view(map, 2).multiGet(A), kind + " replay read");
     assertEquals(storm.multiUpdate(A, plus(5)), view(map, 2).multiUpdate(A, plus(5)), kind + " replay update");
-    map.commit(2);
+    map.end();
     storm.commit(2L);
     assertEquals(cells(copy), cells(cells), kind + " cells after the replay");
     if (kind == Kind.OPAQUE) {
@@ -172,7 +174,7 @@ class TridentNullCellsTest {
     removedCopy.cells.putAll(removed.cells);
     MapState<List<Object>, Object> next = epochal(kind, removed);
     org.apache.storm.trident.state.map.MapState<Object> stormNext = storm(kind, removedCopy);
-    next.beginCommit(3);
+    next.begin(Epoch.of("test", new BatchAttempt(3, 1)));
     stormNext.beginCommit(3L);
     assertEquals(stormNext.multiGet(A), view(next, 3).multiGet(A));
     assertEquals(stormNext.multiUpdate(A, plus(4)), view(next, 3).multiUpdate(A, plus(4)));
@@ -187,7 +189,7 @@ class TridentNullCellsTest {
     copy.cells.putAll(cells.cells);
     MapState<List<Object>, Object> map = epochal(Kind.TRANSACTIONAL, cells);
     org.apache.storm.trident.state.map.MapState<Object> storm = storm(Kind.TRANSACTIONAL, copy);
-    map.beginCommit(2);
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     storm.beginCommit(2L);
     assertEquals(java.util.Collections.singletonList(null), storm.multiUpdate(A, plus(3)));
     assertEquals(storm.multiUpdate(A, plus(3)), view(map, 2).multiUpdate(A, plus(3)));
@@ -201,15 +203,15 @@ class TridentNullCellsTest {
     Object ahead = kind == Kind.OPAQUE ? new OpaqueValue<>(5L, null, 4L) : new TransactionalValue<>(5L, null);
     cells.cells.put(A.get(0), ahead);
     MapState<List<Object>, Object> map = epochal(kind, cells);
-    map.beginCommit(3);
-    StateAheadException read = assertThrows(StateAheadException.class, () -> map.multiGet(3, A));
+    map.begin(Epoch.of("test", new BatchAttempt(3, 1)));
+    StateAheadException read = assertThrows(StateAheadException.class, () -> map.multiGet(A));
     assertEquals(5, read.storedTxid());
     assertEquals(3, read.batchTxid());
     assertEquals("counts", read.context().table().orElseThrow());
     StateAheadException update = assertThrows(StateAheadException.class,
-        () -> map.multiUpdate(3, Map.of(A.get(0), v -> 1L)));
+        () -> map.multiUpdate(Map.of(A.get(0), v -> 1L)));
     assertFalse(EpochalException.isRetryable(update));
-    assertThrows(StateAheadException.class, () -> map.multiPut(3, Map.of(A.get(0), 1L)));
+    assertThrows(StateAheadException.class, () -> map.multiPut(Map.of(A.get(0), 1L)));
     assertEquals(cell(ahead), cells(cells).get(A.get(0)), "the cell ahead is not overwritten");
   }
 
@@ -220,8 +222,8 @@ class TridentNullCellsTest {
     cells.cells.put(A.get(0), kind == Kind.OPAQUE ? new OpaqueValue<>(null, 3L, null)
         : new TransactionalValue<>(null, 3L));
     MapState<List<Object>, Object> map = epochal(kind, cells);
-    map.beginCommit(1);
-    StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> map.multiGet(1, A));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> map.multiGet(A));
     assertFalse(EpochalException.isRetryable(e));
     assertEquals("counts", e.context().table().orElseThrow());
     assertEquals("[a]", e.context().key().orElseThrow());
@@ -241,7 +243,7 @@ class TridentNullCellsTest {
       for (int step = 0; step < 25; step++) {
         String where = kind + " seed " + seed + " step " + step + " txid " + txid;
         storm.beginCommit(txid);
-        map.beginCommit(txid);
+        map.begin(Epoch.of("test", new BatchAttempt(txid, 1)));
         org.apache.storm.trident.state.map.MapState<Object> view = view(map, txid);
         int calls = 1 + r.nextInt(3);
         for (int c = 0; c < calls; c++) {
@@ -273,7 +275,7 @@ class TridentNullCellsTest {
           continue; // the attempt fails: the same txid is begun again
         }
         storm.commit(txid);
-        map.commit(txid);
+        map.end();
         txid++;
         assertEquals(cells(stormCells), cells(epochalCells), where);
       }

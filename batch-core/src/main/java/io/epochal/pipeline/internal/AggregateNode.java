@@ -160,7 +160,7 @@ final class AggregateNode extends Node.StateNode {
         });
       }
     }
-    Map<Object, Object> updated = map.multiUpdate(batch.txid(), updaters);
+    Map<Object, Object> updated = map.multiUpdate(updaters);
     if (!newValues) {
       return List.of();
     }

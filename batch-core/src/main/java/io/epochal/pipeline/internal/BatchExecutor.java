@@ -15,6 +15,7 @@ import io.epochal.store.OutboxEntry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,7 +43,10 @@ final class BatchExecutor implements AutoCloseable {
   private final String pipeline;
   private final int partitions;
   private final List<Node> nodes;
-  private final Map<String, State[]> states = new HashMap<>();
+  /** Per writing state, in declaration order: its partitions. */
+  private final Map<String, State[]> states = new LinkedHashMap<>();
+  /** Per writing state: which partitions were begun in the open epoch (each partition is begun at most once). */
+  private final Map<String, boolean[]> begun = new HashMap<>();
   private final List<Node.SinkNode> sinks = new ArrayList<>();
   private final ExecutorService pool;
   /**
@@ -53,8 +57,11 @@ final class BatchExecutor implements AutoCloseable {
   private final boolean[] keptForCommit;
   /** Per node id: whether another node consumes the node's output (an aggregate's new values). */
   private final boolean[] consumed;
-  /** The epoch of the batch in its commit phase, null between commit phases; read by the states' contexts. */
-  private volatile Epoch epoch;
+  /**
+   * The epoch of the batch in its commit phase, null between commit phases: only the coordinator's thread uses it, to
+   * check that commit phases run one epoch at a time (states receive the epoch by {@code begin(epoch)}).
+   */
+  private Epoch epoch;
   private final EpochSource epochs;
 
   /** @param checkpoints the pipeline's checkpoint store, whose staging the states bind to when they are made */
@@ -62,11 +69,6 @@ final class BatchExecutor implements AutoCloseable {
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
     Objects.requireNonNull(checkpoints, "checkpoints");
     this.epochs = new EpochSource() {
-      @Override
-      public Optional<Epoch> current() {
-        return Optional.ofNullable(epoch);
-      }
-
       @Override
       public <T> Optional<T> staging(Class<T> type) {
         return checkpoints.staging(pipeline, type);
@@ -83,6 +85,7 @@ final class BatchExecutor implements AutoCloseable {
               "state factory of '" + s.stateName + "' returned null");
         }
         states.put(s.stateName, parts);
+        begun.put(s.stateName, new boolean[partitions]);
       } else if (node instanceof Node.SinkNode sink) {
         sinks.add(sink);
       }
@@ -150,13 +153,24 @@ final class BatchExecutor implements AutoCloseable {
   // ---------------------------------------------------------------- commit phase
 
   /**
-   * Runs every node after the process phase, in declaration order, in {@code epoch}: the states see it as their
-   * context's epoch until {@link #endEpoch()}; each sink sees it with an outbox of its own when {@code outboxKept}.
+   * Runs every node after the process phase, in declaration order, in {@code epoch}: each state partition the batch
+   * reaches is begun with the epoch once, at its first node ({@code begin(epoch)}), and ended once after the last node
+   * ({@code end()}), before the checkpoint commit, which is the only durable step; each sink sees the epoch with an
+   * outbox of its own when {@code outboxKept}.
    *
    * @return what the sinks staged in the outbox, for the checkpoint commit
+   * @throws IllegalStateException if another epoch's commit phase has not ended ({@link #endEpoch}, {@link #abort})
    */
   List<OutboxEntry> commitPhase(Object[] outputs, Epoch epoch, boolean outboxKept, ErrorContext ctx) {
+    Objects.requireNonNull(epoch, "epoch");
+    if (this.epoch != null) {
+      throw new IllegalStateException("the commit phase of " + epoch + " starts while that of " + this.epoch
+          + " has not ended: commit phases run one epoch at a time");
+    }
     this.epoch = epoch;
+    for (boolean[] b : begun.values()) {
+      java.util.Arrays.fill(b, false);
+    }
     SinkOutbox outbox = new SinkOutbox(epoch, outboxKept);
     BatchAttempt batch = epoch.attempt();
     for (Node node : nodes) {
@@ -186,48 +200,57 @@ final class BatchExecutor implements AutoCloseable {
         throw new IllegalStateException("unexpected node " + node);
       }
     }
+    endStates();
     return outbox.entries();
+  }
+
+  /** Partition {@code p} of state {@code stateName}, begun with {@code epoch} if no node began it yet. */
+  private State open(String stateName, int p, Epoch epoch) {
+    State state = states.get(stateName)[p];
+    boolean[] b = begun.get(stateName);
+    if (!b[p]) {
+      b[p] = true;
+      state.begin(epoch);
+    }
+    return state;
+  }
+
+  /** Ends every partition begun in the open epoch, state by state in declaration order. */
+  private void endStates() {
+    for (Map.Entry<String, State[]> e : states.entrySet()) {
+      boolean[] b = begun.get(e.getKey());
+      State[] parts = e.getValue();
+      forEachPartition(parts.length, p -> b[p], p -> parts[p].end());
+    }
   }
 
   private List<Object> applyAggregate(AggregateNode agg, BatchAttempt batch, List<Map<Object, Object>> parts,
       ErrorContext ctx) {
-    State[] partStates = states.get(agg.stateName);
+    Epoch open = this.epoch; // handed to the partition tasks
     List<List<Object>> outs = emptyParts(parts.size());
     boolean keepNewValues = consumed[agg.id];
     boolean every = agg.factory.takesEveryBatch();
-    forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(), p -> {
-      State state = partStates[p];
-      state.beginCommit(batch.txid());
-      outs.set(p, agg.applyPartition(state, batch, parts.get(p), keepNewValues, ctx));
-      state.commit(batch.txid());
-    });
+    forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(),
+        p -> outs.set(p, agg.applyPartition(open(agg.stateName, p, open), batch, parts.get(p), keepNewValues, ctx)));
     return concat(outs);
   }
 
   private void applyPersist(Node.Persist persist, BatchAttempt batch, Object input) {
+    Epoch open = this.epoch; // handed to the partition tasks
     List<List<Object>> parts = partitionRecords(input);
-    State[] partStates = states.get(persist.stateName);
     boolean every = persist.factory.takesEveryBatch();
-    forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(), p -> {
-      State state = partStates[p];
-      state.beginCommit(batch.txid());
-      persist.applyPartition(state, batch, parts.get(p));
-      state.commit(batch.txid());
-    });
+    forEachPartition(parts.size(), p -> every || !parts.get(p).isEmpty(),
+        p -> persist.applyPartition(open(persist.stateName, p, open), batch, parts.get(p)));
   }
 
   /** Runs a keyed processor per partition; the outputs stay in their key's partition (a grouped output). */
   private KeyedBatch applyProcess(Node.KeyedProcess process, BatchAttempt batch, KeyedBatch input) {
-    State[] partStates = states.get(process.stateName);
+    Epoch open = this.epoch; // handed to the partition tasks
     KeyedBatch out = new KeyedBatch(input.partitions());
     boolean every = process.factory.takesEveryBatch();
-    forEachPartition(input.partitions(), p -> every || !input.records.get(p).isEmpty(), p -> {
-      State state = partStates[p];
-      state.beginCommit(batch.txid());
-      process.applyPartition(state, batch, input.keys.get(p), input.records.get(p), out.keys.get(p),
-          out.records.get(p));
-      state.commit(batch.txid());
-    });
+    forEachPartition(input.partitions(), p -> every || !input.records.get(p).isEmpty(),
+        p -> process.applyPartition(open(process.stateName, p, open), batch, input.keys.get(p), input.records.get(p),
+            out.keys.get(p), out.records.get(p)));
     return out;
   }
 
@@ -246,6 +269,7 @@ final class BatchExecutor implements AutoCloseable {
 
   @SuppressWarnings("unchecked")
   private List<Object> applyQuery(Node.Query query, BatchAttempt batch, Object input, ErrorContext ctx) {
+    Epoch open = this.epoch; // handed to the partition tasks
     List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
     List<List<Object>> parts = emptyParts(partitions);
     ErrorContext where = ctx.withTable(query.stateName);
@@ -263,10 +287,9 @@ final class BatchExecutor implements AutoCloseable {
       }
       parts.get(p).add(r);
     }
-    State[] partStates = states.get(query.stateName);
     List<List<Object>> outs = emptyParts(partitions);
     forEachPartition(partitions, p -> !parts.get(p).isEmpty(),
-        p -> outs.set(p, query.applyPartition(partStates[p], batch, parts.get(p), ctx)));
+        p -> outs.set(p, query.applyPartition(open(query.stateName, p, open), batch, parts.get(p), ctx)));
     return concat(outs);
   }
 
@@ -348,7 +371,7 @@ final class BatchExecutor implements AutoCloseable {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** The epoch of the commit phase ended (committed or aborted): the states see no epoch until the next one. */
+  /** The epoch of the commit phase was committed: the next commit phase may start. */
   void endEpoch() {
     epoch = null;
   }
@@ -359,7 +382,7 @@ final class BatchExecutor implements AutoCloseable {
     for (State[] parts : states.values()) {
       for (State s : parts) {
         try {
-          s.abort(txid);
+          s.abort();
         } catch (RuntimeException e) {
           LOG.warn("abort({}) of a state failed", txid, e);
         }

@@ -255,7 +255,7 @@ abstract sealed class Node {
   /**
    * {@code GroupedStream.process}: per partition, the records grouped by the keys {@code groupBy} computed (each key
    * once, in first-appearance order), handed to the function key by key inside the state's
-   * {@code beginCommit..commit}; each emitted record is attached to the key it was emitted for (same partition).
+   * {@code begin(epoch)..end()}; each emitted record is attached to the key it was emitted for (same partition).
    */
   static final class KeyedProcess extends StateNode {
     private final io.epochal.pipeline.KeyedProcessFunction<State, Object, Object, Object> fn;

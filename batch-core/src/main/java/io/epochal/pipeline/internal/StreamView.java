@@ -87,7 +87,7 @@ final class StreamView<T> implements Stream<T> {
       for (T r : records) {
         keys.add(keyFn.apply(r));
       }
-      Map<K, V> found = map.multiGet(batch.txid(), keys);
+      Map<K, V> found = map.multiGet(keys);
       List<R> out = new ArrayList<>(records.size());
       for (int i = 0; i < records.size(); i++) {
         out.add(combiner.apply(records.get(i), Optional.ofNullable(found.get(keys.get(i)))));

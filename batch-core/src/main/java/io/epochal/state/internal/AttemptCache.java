@@ -15,11 +15,9 @@ import java.util.Objects;
  * transactional rule, recomputed from {@code prev} by the opaque rule), and it spares the store a second read of
  * those keys.
  *
- * <p>Lifecycle, driven by the owning state: {@link #begin(long)} at {@code beginCommit(t)}, {@link #clear()} at
- * {@code abort(t)}, nothing at {@code commit(t)} (reads after the commit of batch {@code t} still see this attempt's
- * cells), and {@link #serve(long)} at the start of every call, which drops the cells if they were written for
- * another txid. Cells enter the cache only through {@link #writeThrough}, after the store accepted them, so the cache
- * never holds a cell the store may lack.
+ * <p>Lifecycle, driven by the owning state: {@link #clear()} at {@code begin(epoch)}, {@code end()} and
+ * {@code abort()}, so the cells are those of the one open epoch. Cells enter the cache only through
+ * {@link #writeThrough}, after the store accepted them, so the cache never holds a cell the store may lack.
  *
  * <p>Internal: not an API. Not thread-safe: owned by one state partition, used by one thread at a time. Null keys are
  * rejected with {@link NullPointerException}.
@@ -29,32 +27,11 @@ import java.util.Objects;
  * @since 0.1.0
  */
 public final class AttemptCache<K, C> {
-  private static final long NO_ATTEMPT = 0L;
-
   private final HashMap<K, C> cells = new HashMap<>();
-  private long txid = NO_ATTEMPT;
 
-  /** Starts an attempt of batch {@code txid}: drops every cached cell. */
-  public void begin(long txid) {
-    cells.clear();
-    this.txid = txid;
-  }
-
-  /** Ends the current attempt without keeping anything (the attempt failed). */
+  /** Drops every cached cell (an epoch begins or ends, or the attempt failed). */
   public void clear() {
     cells.clear();
-    txid = NO_ATTEMPT;
-  }
-
-  /**
-   * Prepares a call of batch {@code txid}: keeps the cached cells if they were written for {@code txid}, else drops
-   * them (a call for another batch never sees them).
-   */
-  public void serve(long txid) {
-    if (txid != this.txid) {
-      cells.clear();
-      this.txid = txid;
-    }
   }
 
   /**
@@ -72,7 +49,7 @@ public final class AttemptCache<K, C> {
 
   /**
    * Reads the stored cells of the given keys that are not cached, in at most one {@code backing.multiGet} (none if
-   * every key is cached). Call {@link #serve(long)} first.
+   * every key is cached).
    *
    * @return the stored cells of the uncached keys that have one
    * @throws NullPointerException if {@code keys} or one of its elements is null
@@ -108,6 +85,6 @@ public final class AttemptCache<K, C> {
 
   @Override
   public String toString() {
-    return "AttemptCache[txid=" + txid + ", " + cells.size() + " cells]";
+    return "AttemptCache[" + cells.size() + " cells]";
   }
 }

@@ -3,6 +3,7 @@ package io.epochal.state.internal;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateAheadException;
+import io.epochal.state.Epoch;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -21,10 +22,10 @@ import java.util.function.ToLongFunction;
  * txids and what updaters return, builds the "state ahead" error, and makes the map's {@link StateFactory}s. The map
  * itself keeps only the rule that turns a stored or cached cell into a value and a new cell.
  *
- * <p>Use, for batch {@code t}: {@link #beginCommit}, {@link #commit} and {@link #abort} from the state's own
- * lifecycle methods; in every call, {@link #serve(long)} first (it checks {@code t}), then
- * {@link #readUncached(Collection)} once, {@link #cached(Object)} per key, and {@link #writeThrough(Map)} once with
- * the new cells.
+ * <p>Use: {@link #begin}, {@link #end} and {@link #abort} from the state's own lifecycle methods; in every call,
+ * {@link #txid(String)} or {@link #writeTxid(String)} first (the open epoch's txid, or an {@link IllegalStateException}
+ * outside {@code begin..end}), then {@link #readUncached(Collection)} once, {@link #cached(Object)} per key, and
+ * {@link #writeThrough(Map)} once with the new cells. The txid is the engine's, checked when it opened the epoch.
  *
  * <p>Internal: not an API. Not thread-safe: owned by one state partition, used by one thread at a time.
  *
@@ -38,6 +39,7 @@ public final class TxidMapCore<K, C> {
   private final ToLongFunction<? super C> txidOf;
   private final AttemptCache<K, C> attempt = new AttemptCache<>();
   private final ErrorContext keyContext;
+  private final OpenEpoch open;
 
   /**
    * @param backing the store of cells
@@ -50,6 +52,7 @@ public final class TxidMapCore<K, C> {
     this.table = Objects.requireNonNull(tableName, "tableName");
     this.txidOf = txidOf;
     this.keyContext = ErrorContext.of(table, null);
+    this.open = new OpenEpoch("the map of table '" + table + "' over " + backing.describe());
   }
 
   /** @return the store of cells */
@@ -62,31 +65,41 @@ public final class TxidMapCore<K, C> {
     return table;
   }
 
-  /** {@code beginCommit(txid)}: starts a new attempt of the batch (drops the cache). */
-  public void beginCommit(long txid) {
-    attempt.begin(requireTxid(txid));
-    backing.beginCommit(txid);
-  }
-
-  /** {@code commit(txid)}: keeps the attempt's cells, so reads after the commit of the same batch still see them. */
-  public void commit(long txid) {
-    backing.commit(requireTxid(txid));
-  }
-
-  /** {@code abort(txid)}: drops the attempt's cells, and the backing map's layers drop theirs. */
-  public void abort(long txid) {
+  /** {@code begin(epoch)}: starts the epoch's batch (drops the cache) and begins the backing map's layers. */
+  public void begin(Epoch epoch) {
+    open.begin(epoch);
     attempt.clear();
-    backing.abort(txid);
+    backing.begin(epoch);
+  }
+
+  /** {@code end()}: the partition's part of the batch is applied; no epoch is open afterwards. */
+  public void end() {
+    open.close();
+    attempt.clear();
+    backing.end();
+  }
+
+  /** {@code abort()}: drops the attempt's cells, and the backing map's layers drop theirs. */
+  public void abort() {
+    open.close();
+    attempt.clear();
+    backing.abort();
   }
 
   /**
-   * Starts a call of batch {@code txid}: checks it, and drops the cached cells if they were written for another
-   * batch.
-   *
-   * @throws IllegalArgumentException if {@code txid} is below 1
+   * @return the txid of the open epoch, for call {@code call}
+   * @throws IllegalStateException if no epoch is open
    */
-  public void serve(long txid) {
-    attempt.serve(requireTxid(txid));
+  public long txid(String call) {
+    return open.require(call).txid();
+  }
+
+  /**
+   * @return the txid of the open epoch, for writing call {@code call}
+   * @throws IllegalStateException if no epoch is open or it is read-only
+   */
+  public long writeTxid(String call) {
+    return open.requireWritable(call).txid();
   }
 
   /**
@@ -156,17 +169,6 @@ public final class TxidMapCore<K, C> {
   /** @return {@code mapName[table over store]}, the map's {@code toString()} */
   public String describe(String mapName) {
     return mapName + "[" + table + " over " + backing.describe() + "]";
-  }
-
-  /**
-   * @return {@code txid}
-   * @throws IllegalArgumentException if {@code txid} is below 1
-   */
-  public static long requireTxid(long txid) {
-    if (txid < 1) {
-      throw new IllegalArgumentException("txid must be at least 1, was " + txid);
-    }
-    return txid;
   }
 
   /** @return the initial capacity of a {@code HashMap} that holds {@code expectedSize} entries without resizing */

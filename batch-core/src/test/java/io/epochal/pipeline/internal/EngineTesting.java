@@ -1,5 +1,6 @@
 package io.epochal.pipeline.internal;
 
+import io.epochal.state.Epoch;
 import io.epochal.codec.Codec;
 import io.epochal.codec.Codecs;
 import io.epochal.spout.BatchAttempt;
@@ -132,10 +133,16 @@ final class EngineTesting {
     }
   }
 
-  /** A state that logs "begin t", "commit t", "abort t" and the records of each update; thread-safe log. */
+  /**
+   * A state that logs "begin t", "end t", "abort t" (t: the last txid begun) and the records of each update;
+   * thread-safe log. Keeps every epoch it was begun with in {@code epochs}.
+   */
   static final class LogState implements State {
     final List<String> log;
     final List<Object> applied;
+    final List<Epoch> epochs = Collections.synchronizedList(new ArrayList<>());
+    private Epoch epoch;
+    private long lastTxid;
 
     LogState(List<String> log, List<Object> applied) {
       this.log = log;
@@ -143,18 +150,31 @@ final class EngineTesting {
     }
 
     @Override
-    public void beginCommit(long txid) {
-      log.add("begin " + txid);
+    public void begin(Epoch epoch) {
+      this.epoch = epoch;
+      lastTxid = epoch.txid();
+      epochs.add(epoch);
+      log.add("begin " + epoch.txid());
     }
 
     @Override
-    public void commit(long txid) {
-      log.add("commit " + txid);
+    public void end() {
+      log.add("end " + requireEpoch("end").txid());
+      epoch = null;
     }
 
     @Override
-    public void abort(long txid) {
-      log.add("abort " + txid);
+    public void abort() {
+      log.add("abort " + (lastTxid == 0 ? "none" : String.valueOf(lastTxid)));
+      epoch = null;
+    }
+
+    /** @return the open epoch; fails outside begin..end, as the map states do */
+    Epoch requireEpoch(String call) {
+      if (epoch == null) {
+        throw new IllegalStateException(call + " outside begin..end");
+      }
+      return epoch;
     }
   }
 

@@ -1,5 +1,7 @@
 package io.epochal.benchmarks.jmh;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import io.epochal.codec.Codecs;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
@@ -98,18 +100,18 @@ public class MapStateBench {
   @Benchmark
   public Map<String, Long> transactionalInMemory() {
     long t = ++txid;
-    memTx.beginCommit(t);
-    Map<String, Long> out = memTx.multiUpdate(t, updaters);
-    memTx.commit(t);
+    memTx.begin(Epoch.of("bench", new BatchAttempt(t, 1)));
+    Map<String, Long> out = memTx.multiUpdate(updaters);
+    memTx.end();
     return out;
   }
 
   @Benchmark
   public Map<String, Long> opaqueInMemory() {
     long t = ++txid;
-    memOpaque.beginCommit(t);
-    Map<String, Long> out = memOpaque.multiUpdate(t, updaters);
-    memOpaque.commit(t);
+    memOpaque.begin(Epoch.of("bench", new BatchAttempt(t, 1)));
+    Map<String, Long> out = memOpaque.multiUpdate(updaters);
+    memOpaque.end();
     return out;
   }
 
@@ -128,20 +130,18 @@ public class MapStateBench {
   @Benchmark
   public Map<String, Long> transactionalRocksDbUpdateOnly() {
     long t = txid + 1; // nothing is committed: every invocation replays the same txid
-    epochs.open(t);
-    rocksTx.beginCommit(t);
-    Map<String, Long> out = rocksTx.multiUpdate(t, updaters);
-    rocksTx.abort(t);
+    rocksTx.begin(epochs.open(t));
+    Map<String, Long> out = rocksTx.multiUpdate(updaters);
+    rocksTx.abort();
     epochs.abort();
     return out;
   }
 
   private Map<String, Long> epoch(MapState<String, Long> state) {
     long t = ++txid;
-    epochs.open(t);
-    state.beginCommit(t);
-    Map<String, Long> out = state.multiUpdate(t, updaters);
-    state.commit(t);
+    state.begin(epochs.open(t));
+    Map<String, Long> out = state.multiUpdate(updaters);
+    state.end();
     epochs.commit(META);
     return out;
   }

@@ -3,7 +3,8 @@ package io.epochal.flow.internal;
 import io.epochal.store.table.EpochBuffer;
 
 /**
- * One partition's epoch: batch {@code txid} between {@code beginCommit} and {@code commit} or {@code abort}.
+ * One partition's epoch: batch {@code txid} between the partition's {@code begin(epoch)} and {@code end()} or
+ * {@code abort()}.
  * Accessors remember their epoch and refuse to work once it has ended. Internal.
  */
 final class Epoch {

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * One partition of a Flow computation, driven by the engine as a {@link State}: {@code beginCommit(t)} starts epoch
- * {@code t} (in the engine's epoch, whose staging is the epoch buffer), {@link #load} loads the batch's keys (one bulk
- * lookup per state), {@link #process} runs the processor for one key, {@code commit(t)} writes the changed states into
- * the epoch buffer and ends the epoch, {@code abort(t)} ends it and drops the cache regions of the read-write states.
+ * One partition of a Flow computation, driven by the engine as a {@link State}: {@code begin(epoch)} starts the
+ * Flow epoch of the engine's epoch (whose staging is the epoch buffer), {@link #load} loads the batch's keys (one bulk
+ * lookup per state), {@link #process} runs the processor for one key, {@code end()} writes the changed states into
+ * the epoch buffer and ends the epoch, {@code abort()} ends it and drops the cache regions of the read-write states.
  * Driven by the keyed-process node of {@code GroupedStream.process}, which attaches each emitted record to its key.
  * Used by one thread at a time (the engine's contract for a state partition). Internal.
  *
@@ -58,15 +58,12 @@ public final class FlowPartition<K, T, R> implements State {
   }
 
   @Override
-  public void beginCommit(long txid) {
+  public void begin(io.epochal.state.Epoch engineEpoch) {
+    java.util.Objects.requireNonNull(engineEpoch, "epoch");
+    long txid = engineEpoch.txid();
     Epoch previous = epoch;
     if (previous != null) {
       previous.end();
-    }
-    io.epochal.state.Epoch engineEpoch = context.epoch();
-    if (engineEpoch.txid() != txid) {
-      throw new IllegalStateException("computation '" + computation.name() + "' begins txid " + txid + " in "
-          + engineEpoch);
     }
     EpochBuffer buffer = engineEpoch.staging(EpochBuffer.class)
         .filter(b -> b.store() == computation.checkpointStore().tableStore())
@@ -111,8 +108,12 @@ public final class FlowPartition<K, T, R> implements State {
   }
 
   @Override
-  public void commit(long txid) {
-    Epoch e = requireEpoch(txid, "commit");
+  public void end() {
+    Epoch e = epoch;
+    if (e == null || e.ended()) {
+      throw new IllegalStateException("end() of computation '" + computation.name() + "' partition "
+          + context.partitionIndex() + " outside its epoch (current: " + e + ")");
+    }
     try {
       for (MutableClient<K, ?> s : states) {
         s.flush();
@@ -123,7 +124,7 @@ public final class FlowPartition<K, T, R> implements State {
   }
 
   @Override
-  public void abort(long txid) {
+  public void abort() {
     Epoch e = epoch;
     if (e != null) {
       e.end();

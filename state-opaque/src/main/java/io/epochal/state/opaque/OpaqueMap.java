@@ -28,9 +28,9 @@ import java.util.function.Function;
  * {@code multiPut(v)} is {@code multiUpdate} with "replace by {@code v}". Every key given to an update or put is
  * written (there is no skip).
  *
- * <p>Per-attempt cache: the cells this instance wrote for batch {@code t} are kept from the write until the next
- * {@link #beginCommit}, {@link #abort}, or call for another txid; {@link #commit} keeps them, so reads after the
- * commit of {@code t} see them. A second update of a key in one attempt builds on the first ({@code +1} then
+ * <p>Per-attempt cache: the cells this instance wrote in the epoch of batch {@code t} (given to {@link #begin}) are
+ * kept from the write until {@link #end} or {@link #abort}, so reads later in the same epoch (a {@code lookup} after
+ * the update) see them. A second update of a key in one attempt builds on the first ({@code +1} then
  * {@code +2} gives 3), and a replay after a failure between the two recomputes both from {@code prev}.
  *
  * <p>Replays: a key written by a failed attempt of {@code t} is repaired only when a later attempt of {@code t}

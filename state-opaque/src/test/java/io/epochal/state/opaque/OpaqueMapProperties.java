@@ -1,5 +1,8 @@
 package io.epochal.state.opaque;
 
+import io.epochal.state.Epoch;
+import io.epochal.state.MapState;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,16 +52,17 @@ class OpaqueMapProperties {
     long txid = 0;
     for (Batch batch : schedule) {
       txid++;
+      int attempt = 0;
       for (FailedAttempt failure : batch.failures()) {
-        map.beginCommit(txid);
+        map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
         int failingCall = failure.callSeed() % failure.calls().size();
         for (int i = 0; i < failingCall; i++) {
-          map.multiUpdate(txid, updaters(failure.calls().get(i)));
+          map.multiUpdate(updaters(failure.calls().get(i)));
         }
         Map<String, Long> failing = failure.calls().get(failingCall);
         store.failNextPutAfter(failure.cellsSeed() % (failing.size() + 1));
         try {
-          map.multiUpdate(txid, updaters(failing));
+          map.multiUpdate(updaters(failing));
           throw new AssertionError("an opaque update writes every key, so the armed multiPut must fail");
         } catch (InjectedFailure expected) {
           // the attempt failed in the middle of its multiPut
@@ -66,25 +70,37 @@ class OpaqueMapProperties {
         if (failure.restart()) {
           map = OpaqueMap.over(store, TABLE);
         } else {
-          map.abort(txid);
+          map.abort();
         }
       }
       Map<String, Long> before = Map.copyOf(model);
-      map.beginCommit(txid);
+      map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
       for (Map<String, Long> call : batch.calls()) {
         Map<String, Long> expected = new HashMap<>();
         call.forEach((key, increment) -> expected.put(key, model.getOrDefault(key, 0L) + increment));
-        assertEquals(expected, map.multiUpdate(txid, updaters(call)));
+        assertEquals(expected, map.multiUpdate(updaters(call)));
         model.putAll(expected);
       }
-      map.commit(txid);
+      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " in its epoch");
+      map.end();
 
-      assertEquals(model, map.multiGet(txid, KEYS), "read of batch " + txid + " after its commit");
-      assertEquals(model, OpaqueMap.over(store, TABLE).multiGet(txid + 1, KEYS), "store after batch " + txid);
-      assertEquals(before, OpaqueMap.over(store, TABLE).multiGet(txid, KEYS), "a replay of batch " + txid);
+      assertEquals(model, read(OpaqueMap.over(store, TABLE), Epoch.readAfter("test", txid)),
+          "store after batch " + txid);
+      assertEquals(before, read(OpaqueMap.over(store, TABLE), Epoch.of("test", new BatchAttempt(txid, attempt + 1))),
+          "a replay of batch " + txid);
       for (OpaqueValue<Long> cell : store.cells().values()) {
         assertTrue(cell.txid() <= txid, cell::toString);
       }
+    }
+  }
+
+  /** Reads {@code KEYS} in {@code epoch}, begun and ended around the read. */
+  private static Map<String, Long> read(MapState<String, Long> map, Epoch epoch) {
+    map.begin(epoch);
+    try {
+      return map.multiGet(KEYS);
+    } finally {
+      map.end();
     }
   }
 

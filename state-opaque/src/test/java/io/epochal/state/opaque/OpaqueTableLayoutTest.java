@@ -1,5 +1,6 @@
 package io.epochal.state.opaque;
 
+import io.epochal.state.Epoch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -51,20 +52,18 @@ class OpaqueTableLayoutTest {
         OpaqueTableLayout.factory(KeyCodec.strings(), Codecs.longs());
     assertEquals(StateKind.OPAQUE, f.kind());
     MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(3)));
-    map.commit(1);
+    map.begin(epochs.open(1));
+    map.multiUpdate(Map.of("a", plus(3)));
+    map.end();
     epochs.commit(META);
     Row first = scan(store).get(0);
     assertEquals(List.of("value", "prev_value", "txid"),
         first.schema().valueColumns().stream().map(c -> c.name()).toList());
     assertEquals(3L, Codecs.longs().decode(first.getBytes("value")));
     assertNull(first.getBytes("prev_value"), "no previous value is a null prev_value");
-    epochs.open(2);
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(2)));
-    map.commit(2);
+    map.begin(epochs.open(2));
+    map.multiUpdate(Map.of("a", plus(2)));
+    map.end();
     epochs.commit(META);
     Row second = scan(store).get(0);
     assertEquals(5L, Codecs.longs().decode(second.getBytes("value")));
@@ -79,19 +78,16 @@ class OpaqueTableLayoutTest {
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = OpaqueTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(10)));
-    map.commit(1);
+    map.begin(epochs.open(1));
+    map.multiUpdate(Map.of("a", plus(10)));
+    map.end();
     epochs.commit(META);
-    epochs.open(2);
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(1)));
-    map.abort(2);
+    map.begin(epochs.open(2));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.abort();
     epochs.abort();
-    epochs.open(2);
-    map.beginCommit(2);
-    assertEquals(Map.of("a", 17L), map.multiUpdate(2, Map.of("a", plus(7))), "replay of txid 2 builds on prev");
+    map.begin(epochs.open(2));
+    assertEquals(Map.of("a", 17L), map.multiUpdate(Map.of("a", plus(7))), "replay of txid 2 builds on prev");
   }
 
   @Test
@@ -107,9 +103,8 @@ class OpaqueTableLayoutTest {
       tx.upsert(t, corrupt);
       tx.commit();
     }
-    epochs.open(5);
-    map.beginCommit(5);
-    StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> map.multiGet(5, List.of("bad")));
+    map.begin(epochs.open(5));
+    StateCorruptedException e = assertThrows(StateCorruptedException.class, () -> map.multiGet(List.of("bad")));
     assertEquals(java.util.Optional.of("bad"), e.context().key());
     assertEquals(java.util.OptionalLong.of(4), e.context().txid(), "the txid the damaged cell claims");
     assertTrue(e.context().table().isPresent(), e::toString);
@@ -125,17 +120,17 @@ class OpaqueTableLayoutTest {
     MapState<String, Long> map = OpaqueTableLayout.factory(
         TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyWhen(v -> v == 0L))
         .makeState(epochs.context("counts", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(2), "b", plus(1)));
-    map.commit(1);
+    map.begin(epochs.open(1));
+    map.multiUpdate(Map.of("a", plus(2), "b", plus(1)));
+    map.end();
     epochs.commit(META);
-    epochs.open(2);
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(-2)));
-    map.commit(2);
+    map.begin(epochs.open(2));
+    map.multiUpdate(Map.of("a", plus(-2)));
+    map.end();
     epochs.commit(META);
     assertEquals(1, scan(store).size());
-    assertEquals(Map.of(), map.multiGet(3, List.of("a")));
+    map.begin(Epoch.readAfter("p", 2));
+    assertEquals(Map.of(), map.multiGet(List.of("a")));
+    map.end();
   }
 }

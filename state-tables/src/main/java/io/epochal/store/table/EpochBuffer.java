@@ -9,8 +9,8 @@ import java.util.Optional;
  * The writes of one pipeline's current epoch, for state implementations that write tables of a
  * {@link TableCheckpointStore}'s store (the table-backed map states, Flow-style state clients): the staging of the
  * epoch the engine opened ({@code TableCheckpointStore.openEpoch}), found by a state as
- * {@code context.epoch().staging(EpochBuffer.class)} in a batch, and as {@code context.staging(EpochBuffer.class)}
- * when the state is made (to open and claim its table on the pipeline's store).
+ * {@code epoch.staging(EpochBuffer.class)} in the epoch given to {@code begin(epoch)}, and as
+ * {@code context.staging(EpochBuffer.class)} when the state is made (to open and claim its table on the pipeline's store).
  *
  * <p>Under {@link CommitProtocol#EPOCH} writes are buffered until {@link TableCheckpointStore#commit} writes them, with
  * the checkpoint, in one store transaction under the pipeline's lease; {@link TableCheckpointStore#abort} drops them.

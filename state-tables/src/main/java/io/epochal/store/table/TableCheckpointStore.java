@@ -22,8 +22,8 @@ import java.util.UUID;
  * ({@link #keepsOutbox}).
  *
  * <p><b>Epochs.</b> The engine opens the epoch of every batch attempt with {@link #openEpoch}; its staging is the
- * pipeline's {@link EpochBuffer}, where the table-backed states of the batch (bound to the engine's epoch through
- * their {@code StateContext}) stage their rows, and its {@code commit} is {@link #commit}.
+ * pipeline's {@link EpochBuffer}, where the table-backed states of the batch (handed the epoch by
+ * {@code State.begin(epoch)}) stage their rows, and its {@code commit} (the one durable step) is {@link #commit}.
  *
  * <p><b>Protocol</b>, chosen from the store's {@link StoreCapabilities} (and logged) unless set on the builder:
  * <ul>

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.state.Epoch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.epochal.codec.Codecs;
@@ -53,17 +54,23 @@ class CachedMapAbortTest {
     }
   }
 
-  /** A state declared after the counts, failing the first attempt of txid 2 after the counts were written. */
+  /**
+   * A state declared after the counts, failing the first attempt of txid 2 after the counts were written (in its
+   * update: states end only after the commit phase's last node, and the lookup below must not see that attempt).
+   */
   private static class FailOnce implements State {
     boolean failed;
 
     @Override
-    public void beginCommit(long txid) {
+    public void begin(Epoch epoch) {
     }
 
     @Override
-    public void commit(long txid) {
-      if (txid == 2 && !failed) {
+    public void end() {
+    }
+
+    void failOnceIn(BatchAttempt batch) {
+      if (batch.txid() == 2 && !failed) {
         failed = true;
         throw new EpochalException("injected after the counts of txid 2", null, true, ErrorContext.NONE);
       }
@@ -99,16 +106,12 @@ class CachedMapAbortTest {
       public StateKind kind() {
         return StateKind.TRANSACTIONAL;
       }
-    }, (state, batch, records) -> { });
+    }, (state, batch, records) -> state.failOnceIn(batch));
     List<Long> seen = new ArrayList<>();
     words.lookup(counts, w -> w, (w, v) -> v.orElse(0L)).partitionPersist("seen", new StateFactory<FailOnce>() {
       @Override
       public FailOnce makeState(StateContext context) {
-        return new FailOnce() {
-          @Override
-          public void commit(long txid) {
-          }
-        };
+        return new FailOnce();
       }
 
       @Override

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.state.Epoch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +11,7 @@ import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.TableClaimedTwiceException;
+import io.epochal.state.ForwardingBackingMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -47,11 +49,10 @@ class TableStatesTest {
     assertEquals(StateKind.NON_TRANSACTIONAL, f.kind());
     MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     cps.load("wc");
-    epochs.open(1);
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 2L, "b", 1L), map.multiUpdate(1, Map.of("a", plus(2), "b", plus(1))));
-    assertEquals(Map.of("a", 2L), map.multiGet(1, List.of("a", "zzz")), "reads see the epoch's own writes");
-    map.commit(1);
+    map.begin(epochs.open(1));
+    assertEquals(Map.of("a", 2L, "b", 1L), map.multiUpdate(Map.of("a", plus(2), "b", plus(1))));
+    assertEquals(Map.of("a", 2L), map.multiGet(List.of("a", "zzz")), "reads see the epoch's own writes");
+    map.end();
     assertEquals(List.of(), scan(store, "wc/counts"), "nothing visible before the checkpoint commit");
     epochs.commit(META);
     List<Row> rows = scan(store, "wc/counts");
@@ -72,18 +73,18 @@ class TableStatesTest {
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyValue(0L)
         .nonTransactional().makeState(epochs.context("s", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1), "b", plus(1)));
-    map.commit(1);
+    map.begin(epochs.open(1));
+    map.multiUpdate(Map.of("a", plus(1), "b", plus(1)));
+    map.end();
     epochs.commit(META);
-    epochs.open(2);
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(-1)));
-    map.commit(2);
+    map.begin(epochs.open(2));
+    map.multiUpdate(Map.of("a", plus(-1)));
+    map.end();
     epochs.commit(META);
     assertEquals(List.of("b"), scan(store, "p/s").stream().map(r -> r.key().get("key")).toList());
-    assertEquals(Map.of(), map.multiGet(3, List.of("a")));
+    map.begin(Epoch.readAfter("p", 2));
+    assertEquals(Map.of(), map.multiGet(List.of("a")));
+    map.end();
   }
 
   @Test
@@ -99,10 +100,9 @@ class TableStatesTest {
       tx.upsert(t, corrupt);
       tx.commit();
     }
-    epochs.open(1);
-    map.beginCommit(1);
+    map.begin(epochs.open(1));
     StateCorruptedException e = assertThrows(StateCorruptedException.class,
-        () -> map.multiUpdate(1, Map.of("bad", plus(1), "good", plus(1))));
+        () -> map.multiUpdate(Map.of("bad", plus(1), "good", plus(1))));
     assertEquals(Optional.of("p/s"), e.context().table());
     assertEquals(Optional.of("bad"), e.context().key());
     assertEquals(java.util.OptionalLong.empty(), e.context().txid(), "a plain layout has no txid column");
@@ -148,9 +148,8 @@ class TableStatesTest {
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<Long, String> map = TableStates.nonTransactional(KeyCodec.longs(), Codecs.strings())
         .makeState(epochs.context("s", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiPut(1, Map.of(7L, "seven"));
+    map.begin(epochs.open(1));
+    map.multiPut(Map.of(7L, "seven"));
     assertEquals(1, scan(store, "p/s").size());
     assertEquals(7L, scan(store, "p/s").get(0).key().get("key"));
   }
@@ -167,17 +166,18 @@ class TableStatesTest {
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<Pair, Long> map = TableStates.nonTransactional(pairs, Codecs.longs())
         .makeState(epochs.context("s", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiPut(1, Map.of(new Pair("ann", 3), 5L));
+    map.begin(epochs.open(1));
+    map.multiPut(Map.of(new Pair("ann", 3), 5L));
+    map.end();
     epochs.commit(META);
     Row row = scan(store, "p/s").get(0);
     assertEquals(new Pair("ann", 3), pairs.fromKey(row.key()));
     assertEquals(io.epochal.hash.FarmHash.farmHash("ann", 3L), row.key().hash());
-    assertEquals(Map.of(new Pair("ann", 3), 5L), map.multiGet(2, List.of(new Pair("ann", 3))));
+    map.begin(epochs.open(2));
+    assertEquals(Map.of(new Pair("ann", 3), 5L), map.multiGet(List.of(new Pair("ann", 3))));
     // a key the codec cannot map is a bad record, not a transient failure: not retryable, naming table and column
     InvalidRecordException bad = assertThrows(InvalidRecordException.class,
-        () -> map.multiPut(2, Map.of(new Pair(null, 1), 1L)));
+        () -> map.multiPut(Map.of(new Pair(null, 1), 1L)));
     assertTrue(bad.getMessage().contains("user"), bad.getMessage());
     assertEquals(Optional.of("p/s"), bad.context().table());
 
@@ -196,26 +196,20 @@ class TableStatesTest {
     BackingMapLayer counting = new BackingMapLayer() {
       @Override
       public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> inner) {
-        return new IBackingMap<>() {
-          @Override
-          public Map<K, C> multiGet(Collection<? extends K> keys) {
-            return inner.multiGet(keys);
-          }
-
+        return new ForwardingBackingMap<>(inner) {
           @Override
           public void multiPut(Map<K, C> cells) {
             puts.incrementAndGet();
-            inner.multiPut(cells);
+            super.multiPut(cells);
           }
         };
       }
     };
     MapState<String, Long> map = TableStates.builder(KeyCodec.strings(), Codecs.longs()).layer(counting)
         .nonTransactional().makeState(epochs.context("s", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiPut(1, Map.of("a", 1L));
+    map.begin(epochs.open(1));
+    map.multiPut(Map.of("a", 1L));
     assertEquals(1, puts.get());
-    assertEquals(Optional.of(1L), Optional.ofNullable(map.multiGet(1, List.of("a")).get("a")));
+    assertEquals(Optional.of(1L), Optional.ofNullable(map.multiGet(List.of("a")).get("a")));
   }
 }

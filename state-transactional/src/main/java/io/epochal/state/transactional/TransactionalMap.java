@@ -25,9 +25,9 @@ import java.util.function.Function;
  *   <li>{@code multiGet} otherwise returns the stored value, and {@code multiPut(v)} stores {@code (v, t)} (no skip).
  * </ul>
  *
- * <p>Per-attempt cache: the cells this instance wrote for batch {@code t} are kept from the write until the next
- * {@link #beginCommit}, {@link #abort}, or call for another txid; {@link #commit} keeps them, so reads after the
- * commit of {@code t} see them. A second update of a key in one attempt therefore builds on the first. The skip is
+ * <p>Per-attempt cache: the cells this instance wrote in the epoch of batch {@code t} (given to {@link #begin}) are
+ * kept from the write until {@link #end} or {@link #abort}, so reads later in the same epoch (a {@code lookup} after
+ * the update) see them. A second update of a key in one attempt therefore builds on the first. The skip is
  * per key and per batch, though: update a key at most once per batch (as an aggregation does, one
  * {@code multiUpdate} per partition per batch) if attempts can fail between the two updates, since a replay skips
  * every update of a key the failed attempt wrote.

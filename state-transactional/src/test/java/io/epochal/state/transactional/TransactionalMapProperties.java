@@ -1,5 +1,8 @@
 package io.epochal.state.transactional;
 
+import io.epochal.state.Epoch;
+import io.epochal.state.MapState;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,17 +46,18 @@ class TransactionalMapProperties {
     long txid = 0;
     for (Batch batch : schedule) {
       txid++;
+      int attempt = 0;
       for (Failure failure : batch.failures()) {
-        map.beginCommit(txid);
+        map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
         int failingCall = failure.callSeed() % batch.calls().size();
         for (int i = 0; i < failingCall; i++) {
-          map.multiUpdate(txid, updaters(batch.calls().get(i)));
+          map.multiUpdate(updaters(batch.calls().get(i)));
         }
         Map<String, Long> failing = batch.calls().get(failingCall);
         store.failNextPutAfter(failure.cellsSeed() % (failing.size() + 1));
         int putsBefore = store.puts().size();
         try {
-          map.multiUpdate(txid, updaters(failing));
+          map.multiUpdate(updaters(failing));
           // Every key was skipped, so nothing was written and nothing failed: let the attempt fail elsewhere.
           assertEquals(putsBefore, store.puts().size());
           store.cancelFailure();
@@ -63,23 +67,34 @@ class TransactionalMapProperties {
         if (failure.restart()) {
           map = TransactionalMap.over(store, TABLE);
         } else {
-          map.abort(txid);
+          map.abort();
         }
       }
-      map.beginCommit(txid);
+      map.begin(Epoch.of("test", new BatchAttempt(txid, ++attempt)));
       for (Map<String, Long> call : batch.calls()) {
         Map<String, Long> expected = new HashMap<>();
         call.forEach((key, increment) -> expected.put(key, model.getOrDefault(key, 0L) + increment));
-        assertEquals(expected, map.multiUpdate(txid, updaters(call)));
+        assertEquals(expected, map.multiUpdate(updaters(call)));
         model.putAll(expected);
       }
-      map.commit(txid);
+      assertEquals(model, map.multiGet(KEYS), "read of batch " + txid + " in its epoch");
+      map.end();
 
-      assertEquals(model, map.multiGet(txid, KEYS), "read of batch " + txid + " after its commit");
-      assertEquals(model, TransactionalMap.over(store, TABLE).multiGet(txid + 1, KEYS), "store after batch " + txid);
+      assertEquals(model, read(TransactionalMap.over(store, TABLE), Epoch.readAfter("test", txid)),
+          "store after batch " + txid);
       for (TransactionalValue<Long> cell : store.cells().values()) {
         assertTrue(cell.txid() <= txid, cell::toString);
       }
+    }
+  }
+
+  /** Reads {@code KEYS} in {@code epoch}, begun and ended around the read. */
+  private static Map<String, Long> read(MapState<String, Long> map, Epoch epoch) {
+    map.begin(epoch);
+    try {
+      return map.multiGet(KEYS);
+    } finally {
+      map.end();
     }
   }
 

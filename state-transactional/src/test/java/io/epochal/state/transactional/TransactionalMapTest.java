@@ -1,5 +1,9 @@
 package io.epochal.state.transactional;
 
+import io.epochal.state.Epoch;
+import io.epochal.state.InMemoryBackingMap;
+import io.epochal.state.MapState;
+import io.epochal.spout.BatchAttempt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -29,32 +33,32 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
 
   @Test
   void shouldReadValueWrittenInThisAttemptWithoutReadingTheStore() {
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(5)));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiUpdate(Map.of("a", plus(5)));
     store.forgetCalls();
-    assertEquals(Map.of("a", 5L), map.multiGet(2, List.of("a")));
+    assertEquals(Map.of("a", 5L), map.multiGet(List.of("a")));
     assertEquals(List.of(), store.gets());
   }
 
   @Test
   void shouldReadOlderStoredValueInMultiGet() {
     store.seed("a", cell(7, 3));
-    map.beginCommit(4);
-    assertEquals(Map.of("a", 7L), map.multiGet(4, List.of("a")));
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    assertEquals(Map.of("a", 7L), map.multiGet(List.of("a")));
   }
 
   @Test
   void shouldReadStoredValueOfTheSameBatchInMultiGet() {
     store.seed("a", cell(7, 4));
-    map.beginCommit(4);
-    assertEquals(Map.of("a", 7L), map.multiGet(4, List.of("a")));
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    assertEquals(Map.of("a", 7L), map.multiGet(List.of("a")));
   }
 
   @Test
   void shouldThrowWhenStoredTxidIsAheadInMultiGet() {
     store.seed("a", cell(7, 9));
-    map.beginCommit(4);
-    StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiGet(4, List.of("b", "a")));
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiGet(List.of("b", "a")));
     assertAhead(e, "a", 9, 4);
   }
 
@@ -63,8 +67,8 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   @Test
   void shouldWriteUpdateOfEmptyForAbsentKey() {
     List<Optional<Long>> seen = new ArrayList<>();
-    map.beginCommit(1);
-    Map<String, Long> result = map.multiUpdate(1, Map.of("a", stored -> {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    Map<String, Long> result = map.multiUpdate(Map.of("a", stored -> {
       seen.add(stored);
       return 10L;
     }));
@@ -75,9 +79,9 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
 
   @Test
   void shouldBuildOnValueWrittenEarlierInThisAttempt() {
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
-    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 3L), map.multiUpdate(Map.of("a", plus(2))));
     assertEquals(cell(3, 1), store.cell("a"));
     assertEquals(List.of(Map.of("a", cell(1, 1)), Map.of("a", cell(3, 1))), store.puts());
   }
@@ -85,26 +89,26 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   @Test
   void shouldNotReadCachedKeysFromTheStore() {
     store.seed("b", cell(4, 1));
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(1)));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
     store.forgetCalls();
-    map.multiUpdate(2, ordered("a", plus(1), "b", plus(1)));
+    map.multiUpdate(ordered("a", plus(1), "b", plus(1)));
     assertEquals(List.of(List.of("b")), store.gets());
   }
 
   @Test
   void shouldApplyToOlderStoredValue() {
     store.seed("a", cell(7, 3));
-    map.beginCommit(4);
-    assertEquals(Map.of("a", 9L), map.multiUpdate(4, Map.of("a", plus(2))));
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    assertEquals(Map.of("a", 9L), map.multiUpdate(Map.of("a", plus(2))));
     assertEquals(cell(9, 4), store.cell("a"));
   }
 
   @Test
   void shouldSkipKeyStoredByTheSameBatchAndNotWriteIt() {
     store.seed("a", cell(7, 4)).seed("b", cell(1, 3));
-    map.beginCommit(4);
-    Map<String, Long> result = map.multiUpdate(4, ordered("a", plus(2), "b", plus(2)));
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    Map<String, Long> result = map.multiUpdate(ordered("a", plus(2), "b", plus(2)));
     assertEquals(Map.of("a", 7L, "b", 3L), result);
     assertEquals(List.of(Map.of("b", cell(3, 4))), store.puts());
     assertEquals(cell(7, 4), store.cell("a"));
@@ -113,8 +117,8 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   @Test
   void shouldNotCallUpdaterOfASkippedKey() {
     store.seed("a", cell(7, 4));
-    map.beginCommit(4);
-    map.multiUpdate(4, Map.of("a", stored -> {
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    map.multiUpdate(Map.of("a", stored -> {
       throw new AssertionError("a skipped key's updater ran");
     }));
   }
@@ -122,17 +126,17 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   @Test
   void shouldMakeNoStoreWriteWhenEveryKeyIsSkipped() {
     store.seed("a", cell(7, 4));
-    map.beginCommit(4);
-    map.multiUpdate(4, Map.of("a", plus(1)));
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
     assertEquals(List.of(), store.puts());
   }
 
   @Test
   void shouldThrowAndWriteNothingWhenStoredTxidIsAheadInMultiUpdate() {
     store.seed("a", cell(7, 9));
-    map.beginCommit(4);
+    map.begin(Epoch.of("test", new BatchAttempt(4, 1)));
     StateAheadException e = assertThrows(StateAheadException.class,
-        () -> map.multiUpdate(4, ordered("b", plus(1), "a", plus(1))));
+        () -> map.multiUpdate(ordered("b", plus(1), "a", plus(1))));
     assertAhead(e, "a", 9, 4);
     assertEquals(List.of(), store.puts());
     assertEquals(cell(7, 9), store.cell("a"));
@@ -142,44 +146,44 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
 
   @Test
   void shouldPutAbsentKey() {
-    map.beginCommit(2);
-    map.multiPut(2, Map.of("a", 5L));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiPut(Map.of("a", 5L));
     assertEquals(cell(5, 2), store.cell("a"));
   }
 
   @Test
   void shouldPutOverValueWrittenInThisAttemptWithoutReadingTheStore() {
-    map.beginCommit(2);
-    map.multiUpdate(2, Map.of("a", plus(1)));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
     store.forgetCalls();
-    map.multiPut(2, Map.of("a", 5L));
+    map.multiPut(Map.of("a", 5L));
     assertEquals(List.of(), store.gets());
     assertEquals(cell(5, 2), store.cell("a"));
-    assertEquals(Map.of("a", 5L), map.multiGet(2, List.of("a")));
+    assertEquals(Map.of("a", 5L), map.multiGet(List.of("a")));
   }
 
   @Test
   void shouldPutOverOlderStoredValue() {
     store.seed("a", cell(7, 1));
-    map.beginCommit(2);
-    map.multiPut(2, Map.of("a", 5L));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiPut(Map.of("a", 5L));
     assertEquals(cell(5, 2), store.cell("a"));
   }
 
   @Test
   void shouldPutOverStoredValueOfTheSameBatchWithoutSkipping() {
     store.seed("a", cell(7, 2));
-    map.beginCommit(2);
-    map.multiPut(2, Map.of("a", 5L));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiPut(Map.of("a", 5L));
     assertEquals(cell(5, 2), store.cell("a"));
   }
 
   @Test
   void shouldThrowAndWriteNothingWhenStoredTxidIsAheadInMultiPut() {
     store.seed("a", cell(7, 3));
-    map.beginCommit(2);
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     StateAheadException e = assertThrows(StateAheadException.class,
-        () -> map.multiPut(2, ordered("b", 1L, "a", 1L)));
+        () -> map.multiPut(ordered("b", 1L, "a", 1L)));
     assertAhead(e, "a", 3, 2);
     assertEquals(List.of(), store.puts());
   }
@@ -187,54 +191,58 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   // the per-attempt cache's lifecycle
 
   @Test
-  void shouldKeepCacheAfterCommitSoReadsOfTheSameBatchSeeTheAttempt() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.commit(1);
+  void shouldServeReadsOfTheSameEpochFromTheAttemptAndRefuseThemAfterEnd() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
     store.forgetCalls();
-    assertEquals(Map.of("a", 1L), map.multiGet(1, List.of("a")));
+    assertEquals(Map.of("a", 1L), map.multiGet(List.of("a")));
     assertEquals(List.of(), store.gets());
-    assertEquals(Map.of("a", 3L), map.multiUpdate(1, Map.of("a", plus(2))));
+    assertEquals(Map.of("a", 3L), map.multiUpdate(Map.of("a", plus(2))));
+    map.end();
+    assertThrows(IllegalStateException.class, () -> map.multiGet(List.of("a")));
+    assertEquals(List.of(), store.gets());
   }
 
   @Test
   void shouldDropCacheOnAbortSoTheReplaySkipsWhatTheFailedAttemptWrote() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.abort(1);
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.abort();
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
     assertEquals(cell(1, 1), store.cell("a"));
   }
 
   @Test
   void shouldSkipOnReplayEveryUpdateOfAKeyThatAFailedAttemptWrote() {
     // The documented limit of the per-key skip: update a key at most once per batch.
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.abort(1);
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(2))));
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.abort();
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(2))));
   }
 
   @Test
-  void shouldNotServeCacheToACallForAnotherTxid() {
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
+  void shouldNotServeCacheToAnotherEpoch() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.end();
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
     store.forgetCalls();
-    assertEquals(Map.of("a", 2L), map.multiUpdate(2, Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 2L), map.multiUpdate(Map.of("a", plus(1))));
     assertEquals(List.of(List.of("a")), store.gets());
     assertEquals(cell(2, 2), store.cell("a"));
   }
 
   @Test
   void shouldNotCacheCellsOfAFailedPut() {
-    map.beginCommit(1);
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
     store.failNextPutAfter(1);
-    assertThrows(InjectedFailure.class, () -> map.multiUpdate(1, Map.of("a", plus(1))));
+    assertThrows(InjectedFailure.class, () -> map.multiUpdate(Map.of("a", plus(1))));
     store.forgetCalls();
-    assertEquals(Map.of("a", 1L), map.multiUpdate(1, Map.of("a", plus(1))));
+    assertEquals(Map.of("a", 1L), map.multiUpdate(Map.of("a", plus(1))));
     assertEquals(List.of(List.of("a")), store.gets());
     assertEquals(List.of(), store.puts());
   }
@@ -242,11 +250,23 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   @Test
   void shouldMakeOneStoreReadAndOneStoreWritePerCall() {
     store.seed("b", cell(1, 1)).seed("c", cell(1, 2));
-    map.beginCommit(2);
-    map.multiUpdate(2, ordered("a", plus(1), "b", plus(1), "c", plus(1)));
+    map.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    map.multiUpdate(ordered("a", plus(1), "b", plus(1), "c", plus(1)));
     assertEquals(1, store.gets().size());
     assertEquals(Set.of("a", "b", "c"), Set.copyOf(store.gets().get(0)));
     assertEquals(List.of(Map.of("a", cell(1, 2), "b", cell(2, 2))), store.puts());
   }
 
+
+  /** The README's "state lifecycle" snippet, as written there. */
+  @Test
+  void theReadmeLifecycleSnippetRuns() {
+    MapState<String, Long> counts = TransactionalMap.over(new InMemoryBackingMap<>(), "counts");
+    counts.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    counts.multiUpdate(Map.of("a", stored -> stored.orElse(0L) + 1));
+    counts.end();
+    counts.begin(Epoch.readAfter("wc", 1));
+    assertEquals(Map.of("a", 1L), counts.multiGet(List.of("a")));
+    counts.end();
+  }
 }

@@ -65,10 +65,9 @@ class TransactionalTableLayoutTest {
     assertTrue(cps.staging("p", EpochBuffer.class).orElseThrow().atomic());
     MapState<String, Long> map = f.makeState(epochs.context("counts", 0, 1));
     cps.load("p");
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(3)));
-    map.commit(1);
+    map.begin(epochs.open(1));
+    map.multiUpdate(Map.of("a", plus(3)));
+    map.end();
     epochs.commit(META);
     Row row = scan(store).get(0);
     assertEquals(List.of(Column.required("value", ColumnType.BYTES), Column.required("txid", ColumnType.INT64)),
@@ -85,21 +84,18 @@ class TransactionalTableLayoutTest {
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> first = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
-    epochs.open(1);
-    first.beginCommit(1);
-    first.multiUpdate(1, Map.of("a", plus(1)));
-    first.abort(1);
+    first.begin(epochs.open(1));
+    first.multiUpdate(Map.of("a", plus(1)));
+    first.abort();
     TableCheckpointStore restarted = TableCheckpointStore.on(store);
     ManualEpochs replays = new ManualEpochs(restarted, "p");
     MapState<String, Long> replay = TransactionalTableLayout
         .factory(KeyCodec.strings(), Codecs.longs()).makeState(replays.context("counts", 0, 1));
-    replays.open(1);
-    replay.beginCommit(1);
-    assertEquals(Map.of("a", 1L), replay.multiUpdate(1, Map.of("a", plus(1))), "txid 1 is already in the row");
+    replay.begin(replays.open(1));
+    assertEquals(Map.of("a", 1L), replay.multiUpdate(Map.of("a", plus(1))), "txid 1 is already in the row");
     replays.abort();
-    replays.open(2);
-    replay.beginCommit(2);
-    assertEquals(Map.of("a", 2L), replay.multiUpdate(2, Map.of("a", plus(1))));
+    replay.begin(replays.open(2));
+    assertEquals(Map.of("a", 2L), replay.multiUpdate(Map.of("a", plus(1))));
   }
 
   @Test
@@ -109,15 +105,13 @@ class TransactionalTableLayoutTest {
     ManualEpochs epochs = new ManualEpochs(cps, "p");
     MapState<String, Long> map = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
         .makeState(epochs.context("counts", 0, 1));
-    epochs.open(1);
-    map.beginCommit(1);
-    map.multiUpdate(1, Map.of("a", plus(1)));
-    map.abort(1);
+    map.begin(epochs.open(1));
+    map.multiUpdate(Map.of("a", plus(1)));
+    map.abort();
     epochs.abort();
-    epochs.open(1);
-    map.beginCommit(1);
-    assertEquals(Map.of("a", 5L), map.multiUpdate(1, Map.of("a", plus(5))), "a re-cut replay applies afresh");
-    map.commit(1);
+    map.begin(epochs.open(1));
+    assertEquals(Map.of("a", 5L), map.multiUpdate(Map.of("a", plus(5))), "a re-cut replay applies afresh");
+    map.end();
     epochs.commit(META);
     assertEquals(5L, Codecs.longs().decode(scan(store).get(0).getBytes("value")));
   }
@@ -132,10 +126,9 @@ class TransactionalTableLayoutTest {
     Table t = store.findTable("p/counts").orElseThrow();
     Row corrupt = Row.of(t.schema().key("bad"), new byte[] {1, 2, 3}, 7L);
     put(store, corrupt);
-    epochs.open(8);
-    map.beginCommit(8);
+    map.begin(epochs.open(8));
     StateCorruptedException e = assertThrows(StateCorruptedException.class,
-        () -> map.multiUpdate(8, Map.of("bad", plus(1))));
+        () -> map.multiUpdate(Map.of("bad", plus(1))));
     assertEquals(java.util.Optional.of("p/counts"), e.context().table());
     assertEquals(java.util.Optional.of("bad"), e.context().key());
     assertEquals(java.util.OptionalLong.of(7), e.context().txid(), "the txid the damaged cell claims");
@@ -152,9 +145,8 @@ class TransactionalTableLayoutTest {
         .makeState(epochs.context("counts", 0, 1));
     Table t = store.findTable("p/counts").orElseThrow();
     put(store, Row.of(t.schema().key("a"), Codecs.longs().encode(4L), 9L));
-    epochs.open(3);
-    map.beginCommit(3);
-    StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiUpdate(3, Map.of("a", plus(1))));
+    map.begin(epochs.open(3));
+    StateAheadException e = assertThrows(StateAheadException.class, () -> map.multiUpdate(Map.of("a", plus(1))));
     assertEquals(9, e.storedTxid());
     assertEquals("p/counts", e.table());
   }
@@ -167,23 +159,20 @@ class TransactionalTableLayoutTest {
       MapState<String, Long> map = TransactionalTableLayout.factory(
           TableStates.builder(KeyCodec.strings(), Codecs.longs()).emptyValue(0L))
           .makeState(epochs.context("counts", 0, 1));
-      epochs.open(1);
-      map.beginCommit(1);
-      map.multiUpdate(1, Map.of("a", plus(1)));
-      map.commit(1);
+      map.begin(epochs.open(1));
+      map.multiUpdate(Map.of("a", plus(1)));
+      map.end();
       epochs.commit(META);
-      epochs.open(2);
-      map.beginCommit(2);
-      map.multiUpdate(2, Map.of("a", plus(-1)));
-      map.commit(2);
+      map.begin(epochs.open(2));
+      map.multiUpdate(Map.of("a", plus(-1)));
+      map.end();
       epochs.commit(META);
       if (cps.protocol() == io.epochal.store.table.CommitProtocol.EPOCH) {
         assertEquals(List.of(), scan(store), "an empty state is an absent row");
       } else {
         assertEquals(2L, scan(store).get(0).getLong("txid"), "the per-key protocol needs the txid of an empty row");
-        epochs.open(2);
-        map.beginCommit(2);
-        assertEquals(Map.of("a", 0L), map.multiUpdate(2, Map.of("a", plus(-1))), "a replay must not apply twice");
+        map.begin(epochs.open(2));
+        assertEquals(Map.of("a", 0L), map.multiUpdate(Map.of("a", plus(-1))), "a replay must not apply twice");
       }
     }
   }

@@ -1,5 +1,7 @@
 package io.epochal.testkit.store;
 
+import io.epochal.state.Epoch;
+import io.epochal.spout.BatchAttempt;
 import io.epochal.codec.Codecs;
 import io.epochal.state.CachedMap;
 import io.epochal.state.IBackingMap;
@@ -90,8 +92,8 @@ class BackingMapContractsTest {
       io.epochal.store.ManualEpochs epochs = new io.epochal.store.ManualEpochs(checkpoints, "contract");
       MapState<String, Long> state = TableStates.builder(KeyCodec.strings(), Codecs.longs())
           .layer(capture).nonTransactional().makeState(epochs.context("cells", 0, 1));
-      epochs.open(1); // table states are written inside the engine's epoch; the contract runs in batch 1's
-      state.beginCommit(1);
+      // table states are written inside the engine's epoch; the contract runs in batch 1's
+      state.begin(epochs.open(1));
       return (IBackingMap<String, Long>) captured.get();
     }
   }

@@ -34,7 +34,9 @@ import java.util.OptionalLong;
  * <p>An empty cell ({@link CellLayout#isEmpty}) deletes its row, except under the per-key protocol for layouts with a
  * txid column (the txid is what makes a replay of the batch idempotent, so the row is kept). A row that cannot be
  * decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's value, before
- * anything is written. Thread-safe (stateless besides the epoch). Internal.
+ * anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded by the map
+ * state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused. Thread-safe
+ * (stateless besides the epoch). Internal.
  *
  * @param <K> the key type
  * @param <C> the cell type
@@ -47,6 +49,8 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
   private final KeyCodec<K> keys;
   private final CellLayout<C> layout;
   private final boolean deleteEmpty;
+  /** The epoch of the batch being applied, null outside one. */
+  private volatile Epoch epoch;
 
   /**
    * @param store the table store holding {@code table}
@@ -65,18 +69,33 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
         || layout.txidColumn().isEmpty();
   }
 
+  @Override
+  public void begin(Epoch epoch) {
+    this.epoch = Objects.requireNonNull(epoch, "epoch");
+  }
+
+  @Override
+  public void end() {
+    epoch = null;
+  }
+
+  @Override
+  public void abort() {
+    epoch = null;
+  }
+
   /**
-   * The staging of the epoch open now, or empty outside an epoch (then reads see the committed rows).
+   * The staging of the open epoch, or empty outside an epoch or in a read-only one (then reads see the committed
+   * rows).
    *
    * @throws EpochalException (not retryable) if the epoch stages no rows of this table's store: the pipeline's
    *     checkpoint store is not the table checkpoint store the state was made with
    */
   private Optional<EpochBuffer> staging() {
-    Optional<Epoch> open = context.openEpoch();
-    if (open.isEmpty()) {
+    Epoch epoch = this.epoch;
+    if (epoch == null || epoch.readOnly()) {
       return Optional.empty();
     }
-    Epoch epoch = open.get();
     Optional<EpochBuffer> buffer = epoch.staging(EpochBuffer.class);
     if (buffer.isEmpty() || buffer.get().store() != store) {
       throw new EpochalException("state '" + context.stateName() + "' of pipeline '" + pipeline + "' writes table "
@@ -130,8 +149,8 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
       }
     }
     staging().orElseThrow(() -> new IllegalStateException("state '" + context.stateName() + "' of pipeline '"
-        + pipeline + "' writes table " + table.path() + " outside an epoch: states are written only in a batch's "
-        + "commit phase")).write(table, upserts, deletes);
+        + pipeline + "' writes table " + table.path() + " outside an epoch (or in a read-only one): states are "
+        + "written only in a batch's commit phase")).write(table, upserts, deletes);
   }
 
   /**
