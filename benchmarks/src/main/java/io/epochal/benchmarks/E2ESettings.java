@@ -12,6 +12,7 @@ final class E2ESettings {
   List<Variant> variants = new ArrayList<>(Arrays.asList(Variant.RAW, Variant.ROCKSDB_BARE,
       Variant.EPOCHAL_MEM_TX, Variant.EPOCHAL_MEM_OPAQUE, Variant.EPOCHAL_ROCKSDB_TX,
       Variant.EPOCHAL_ROCKSDB_OPAQUE, Variant.PG_BARE, Variant.EPOCHAL_PG_TX, Variant.EPOCHAL_PG_OPAQUE,
+      Variant.EPOCHAL_PG_TX_CACHED,
       Variant.KAFKA_PLAIN, Variant.EPOCHAL_KAFKA_TX, Variant.EPOCHAL_KAFKA_OPAQUE, Variant.EPOCHAL_KAFKA_MEM_TX,
       Variant.KAFKA_SINK_PLAIN, Variant.EPOCHAL_KAFKA_SINK,
       Variant.STORM_TX, Variant.STORM_OPAQUE, Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB));
