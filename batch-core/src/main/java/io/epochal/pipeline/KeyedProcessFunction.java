@@ -29,4 +29,16 @@ public interface KeyedProcessFunction<S extends State, K, T, R> {
    * @param out takes the emitted records; a null record is an {@link io.epochal.errors.InvalidRecordException}
    */
   void process(S state, BatchAttempt batch, K key, List<T> records, Consumer<? super R> out);
+
+  /**
+   * Called once per partition and batch attempt after the last {@link #process} (also for a partition without
+   * records, when the state's factory {@linkplain io.epochal.state.StateFactory#takesEveryBatch() takes every
+   * batch}), e.g. to fire timers. Each record emitted through {@code out} is attached to the key given with it.
+   * The default does nothing.
+   *
+   * @param out takes (key, record) pairs; a null key or record is an {@link io.epochal.errors.InvalidRecordException}
+   * @since 0.5.0
+   */
+  default void finish(S state, BatchAttempt batch, java.util.function.BiConsumer<? super K, ? super R> out) {
+  }
 }

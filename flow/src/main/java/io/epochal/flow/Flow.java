@@ -7,6 +7,7 @@ import io.epochal.pipeline.Stream;
 import io.epochal.spout.BatchAttempt;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -64,7 +65,7 @@ public final class Flow {
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(states, "states");
     FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.checkpointStore(),
-        states.cache());
+        states.cache(), states.clock());
     return input.<K>groupBy(keyFn).process(name, computation, new KeyedProcessFunction<FlowPartition<K, T, R>, K, T,
         R>() {
       @Override
@@ -76,6 +77,11 @@ public final class Flow {
       public void process(FlowPartition<K, T, R> state, BatchAttempt batch, K key, List<T> records,
           Consumer<? super R> out) {
         state.process(batch, key, records, out);
+      }
+
+      @Override
+      public void finish(FlowPartition<K, T, R> state, BatchAttempt batch, BiConsumer<? super K, ? super R> out) {
+        state.finish(batch, out);
       }
     }).toStream();
   }

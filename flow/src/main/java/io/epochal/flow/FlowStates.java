@@ -29,10 +29,12 @@ import java.util.Objects;
 public final class FlowStates {
   private final TableCheckpointStore checkpoints;
   private final StateCache cache;
+  private final TimerClock clock;
 
-  private FlowStates(TableCheckpointStore checkpoints, StateCache cache) {
+  private FlowStates(TableCheckpointStore checkpoints, StateCache cache, TimerClock clock) {
     this.checkpoints = checkpoints;
     this.cache = cache;
+    this.clock = clock;
   }
 
   /**
@@ -60,6 +62,11 @@ public final class FlowStates {
     return cache;
   }
 
+  /** @return the processing-time clock of the computations' timers ({@link TimerClock#system()} by default) */
+  public TimerClock clock() {
+    return clock;
+  }
+
   @Override
   public String toString() {
     return "FlowStates[" + checkpoints.describe() + ", " + cache + "]";
@@ -71,6 +78,7 @@ public final class FlowStates {
   public static final class Builder {
     private final TableCheckpointStore checkpoints;
     private StateCache cache;
+    private TimerClock clock;
 
     private Builder(TableCheckpointStore checkpoints) {
       this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
@@ -85,9 +93,24 @@ public final class FlowStates {
       return this;
     }
 
+    /**
+     * The processing-time clock of the timers ({@link TimeDomain#PROCESSING_TIME}); default
+     * {@link TimerClock#system()}. Tests inject a clock that is a function of the batch.
+     *
+     * @since 0.5.0
+     */
+    public Builder clock(TimerClock clock) {
+      if (this.clock != null) {
+        throw new IllegalStateException("clock was already set to " + this.clock);
+      }
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
     /** @return the Flow states; the builder is unchanged */
     public FlowStates build() {
-      return new FlowStates(checkpoints, cache == null ? StateCache.builder().build() : cache);
+      return new FlowStates(checkpoints, cache == null ? StateCache.builder().build() : cache,
+          clock == null ? TimerClock.system() : clock);
     }
   }
 }

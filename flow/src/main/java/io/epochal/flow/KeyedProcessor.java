@@ -47,4 +47,23 @@ public interface KeyedProcessor<K, T, R> {
    * @param out receives the output records
    */
   void process(K key, List<T> records, Emitter<R> out);
+
+  /**
+   * Handles one fired timer of one of the processor's {@link TimerSpec}s ({@link ProcessorContext#timers}). Called
+   * after the batch's {@link #process} calls, per partition in trigger order (per spec; per key, a key's timers fire
+   * in trigger order). The timer's deletion, the handler's state changes, the timers it adds or deletes and its
+   * outputs commit together in the batch's epoch; if the attempt fails, none of it is visible and the timer stays
+   * pending, to fire again in the replay. Outputs are attached to {@code key}.
+   *
+   * <p>The default throws {@link IllegalStateException}: a processor that declares timers must override it.
+   *
+   * @param key the timer's key
+   * @param timer the fired timer
+   * @param out receives the output records
+   * @since 0.5.0
+   */
+  default void onTimer(K key, Timer timer, Emitter<R> out) {
+    throw new IllegalStateException("timer " + timer + " of key '" + key + "' fired, but " + getClass().getName()
+        + " does not override KeyedProcessor.onTimer");
+  }
 }

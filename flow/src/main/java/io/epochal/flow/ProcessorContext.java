@@ -42,4 +42,19 @@ public interface ProcessorContext<K> {
    * @throws IllegalStateException if called after {@code init}
    */
   <S> JoinedStateClient<K, S> joiner(JoinSpec<K, S> spec);
+
+  /**
+   * Declares a set of timers (see {@link TimerSpec}): its tables are created and claimed like an internal state's.
+   * Fired timers go to {@link KeyedProcessor#onTimer}. A computation with timers runs in every batch, in every
+   * partition, to look for due timers.
+   *
+   * @return the client, to keep in a field
+   * @throws IllegalArgumentException if a state, joiner or timer spec of this computation already has
+   *     {@code spec}'s name
+   * @throws io.epochal.errors.TableClaimedTwiceException if another writer already claimed one of its tables
+   * @throws IllegalStateException if called after {@code init}, or the checkpoint store does not commit with the
+   *     epoch protocol (timers need atomic epochs)
+   * @since 0.5.0
+   */
+  <P> TimerClient<K, P> timers(TimerSpec<K, P> spec);
 }

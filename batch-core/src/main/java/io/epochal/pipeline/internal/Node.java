@@ -286,6 +286,15 @@ abstract sealed class Node {
         out.key = g.getKey();
         fn.process(state, batch, g.getKey(), Collections.unmodifiableList(g.getValue()), out);
       }
+      fn.finish(state, batch, (key, record) -> {
+        if (key == null) {
+          throw new InvalidRecordException("process '" + stateName + "' emitted record " + record
+              + " with a null key in finish (" + batch + ")", null, ErrorContext.of(stateName, "<null>")
+              .withTxid(batch.txid()));
+        }
+        out.key = key;
+        out.accept(record);
+      });
     }
 
     /** Attaches each emitted record to the key being processed; one per partition and batch. */

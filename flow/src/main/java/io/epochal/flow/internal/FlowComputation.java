@@ -31,6 +31,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   private final TableCheckpointStore checkpoints;
   private final StateCache cache;
   private final List<InitContext.Declared> declared;
+  private final boolean hasTimers;
+  private final io.epochal.flow.TimerClock clock;
 
   /**
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
@@ -38,6 +40,18 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache) {
+    this(name, keyFn, processors, checkpoints, cache, io.epochal.flow.TimerClock.system());
+  }
+
+  /**
+   * Like the other constructor, with the processing-time clock of the computation's timers.
+   *
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
+   */
+  public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
+      io.epochal.flow.TimerClock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(name, "name");
     if (name.isBlank() || name.contains("/")) {
       throw new IllegalArgumentException("computation name '" + name + "' must be non-blank and hold no '/'");
@@ -51,6 +65,17 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     InitContext<K> spec = InitContext.declaring(this);
     probe.init(spec);
     this.declared = spec.finish();
+    this.hasTimers = !spec.timers().isEmpty();
+  }
+
+  io.epochal.flow.TimerClock clock() {
+    return clock;
+  }
+
+  /** Every partition runs every batch when the computation declares timers: any partition may have due timers. */
+  @Override
+  public boolean takesEveryBatch() {
+    return hasTimers;
   }
 
   KeyedProcessor<K, T, R> newProcessor() {

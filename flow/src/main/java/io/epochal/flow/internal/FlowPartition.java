@@ -26,6 +26,7 @@ public final class FlowPartition<K, T, R> implements State {
   private final KeyedProcessor<K, T, R> processor;
   private final List<MutableClient<K, ?>> states;
   private final List<JoinedClient<K, ?>> joiners;
+  private final List<PartitionTimers<K, ?>> timers;
 
   private volatile Epoch epoch;
 
@@ -49,6 +50,7 @@ public final class FlowPartition<K, T, R> implements State {
     }
     this.states = init.states();
     this.joiners = init.joiners();
+    this.timers = init.timers();
   }
 
   private IllegalStateException mismatch(List<InitContext.Declared> declared, List<InitContext.Declared> expected) {
@@ -80,6 +82,9 @@ public final class FlowPartition<K, T, R> implements State {
     for (JoinedClient<K, ?> j : joiners) {
       j.begin(e);
     }
+    for (PartitionTimers<K, ?> t : timers) {
+      t.begin(e);
+    }
     epoch = e;
   }
 
@@ -107,6 +112,48 @@ public final class FlowPartition<K, T, R> implements State {
     processor.process(key, records, out::accept);
   }
 
+  /**
+   * Fires the partition's due timers, after the batch's records: processing-time timers up to the clock's reading,
+   * event-time timers up to the watermark. The {@code end} of the keyed-process node.
+   */
+  public void finish(BatchAttempt batch, java.util.function.BiConsumer<? super K, ? super R> out) {
+    Epoch e = requireEpoch(batch.txid(), "finish");
+    if (timers.isEmpty()) {
+      return;
+    }
+    long processingTime = computation.clock().processingTime(batch);
+    long eventTime = eventTime(batch);
+    PartitionTimers.Handler<K> handler = new PartitionTimers.Handler<>() {
+      @Override
+      public void load(List<K> keys) {
+        for (MutableClient<K, ?> s : states) {
+          s.load(keys);
+        }
+        for (JoinedClient<K, ?> j : joiners) {
+          j.load(keys);
+        }
+      }
+
+      @Override
+      public void fire(K key, io.epochal.flow.Timer timer) {
+        if (e.ended()) {
+          throw new IllegalStateException("epoch " + e.txid + " of computation '" + computation.name()
+              + "' ended while firing timers");
+        }
+        processor.onTimer(key, timer, r -> out.accept(key, r));
+      }
+    };
+    for (PartitionTimers<K, ?> t : timers) {
+      long now = t.domain() == io.epochal.flow.TimeDomain.PROCESSING_TIME ? processingTime : eventTime;
+      t.fire(now, handler);
+    }
+  }
+
+  /** The event time timers fire up to: the computation's watermark; -1 (none fire) without a watermark. */
+  private long eventTime(BatchAttempt batch) {
+    return -1;
+  }
+
   @Override
   public void end() {
     Epoch e = epoch;
@@ -117,6 +164,9 @@ public final class FlowPartition<K, T, R> implements State {
     try {
       for (MutableClient<K, ?> s : states) {
         s.flush();
+      }
+      for (PartitionTimers<K, ?> t : timers) {
+        t.flush();
       }
     } finally {
       e.end();
@@ -134,6 +184,9 @@ public final class FlowPartition<K, T, R> implements State {
     }
     for (JoinedClient<K, ?> j : joiners) {
       j.abort();
+    }
+    for (PartitionTimers<K, ?> t : timers) {
+      t.abort();
     }
   }
 

@@ -40,6 +40,7 @@ final class InitContext<K> implements ProcessorContext<K> {
   private final List<Declared> declared = new ArrayList<>();
   private final List<MutableClient<K, ?>> states = new ArrayList<>();
   private final List<JoinedClient<K, ?>> joiners = new ArrayList<>();
+  private final List<PartitionTimers<K, ?>> timers = new ArrayList<>();
   private boolean finished;
 
   private InitContext(FlowComputation<K, ?, ?> computation, String pipeline, int partition, int partitions,
@@ -162,6 +163,35 @@ final class InitContext<K> implements ProcessorContext<K> {
         region, epochs);
     joiners.add(client);
     return client;
+  }
+
+  @Override
+  public <P> io.epochal.flow.TimerClient<K, P> timers(io.epochal.flow.TimerSpec<K, P> spec) {
+    Objects.requireNonNull(spec, "spec");
+    declare(true, spec.name(), "<pipeline>/" + computation.name() + "/" + spec.name() + TimerTables.TIMERS);
+    if (checkpoints().protocol() != io.epochal.store.table.CommitProtocol.EPOCH) {
+      throw new IllegalStateException("timers '" + spec.name() + "' of computation '" + computation.name()
+          + "' need the epoch protocol (a store with atomic multi-table commit), but " + checkpoints().describe()
+          + " commits per key: a timer's deletion could not commit with its handler's results");
+    }
+    if (declaringOnly()) {
+      PartitionTimers<K, P> stub = new PartitionTimers<>(spec, computation.name(), 0, null, () -> null);
+      timers.add(stub);
+      return stub;
+    }
+    String base = internalPath(computation.name(), spec.name());
+    for (String path : TimerTables.paths(base)) {
+      computation.claim(path, "computation '" + computation.name() + "' timers '" + spec.name() + "' of pipeline '"
+          + pipeline + "'");
+    }
+    TimerTables tables = TimerTables.open(checkpoints().tableStore(), base, spec);
+    PartitionTimers<K, P> client = new PartitionTimers<>(spec, computation.name(), partition, tables, epochs);
+    timers.add(client);
+    return client;
+  }
+
+  List<PartitionTimers<K, ?>> timers() {
+    return List.copyOf(timers);
   }
 
   /** Ends {@code init}: later declarations are refused. @return what was declared */

@@ -1,0 +1,24 @@
+package io.epochal.flow;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A fired timer, as {@link KeyedProcessor#onTimer} gets it: the name of its {@link TimerSpec}, its domain, its
+ * trigger time and its payload (decoded with the spec's payload codec; read it typed with
+ * {@link TimerClient#payloadOf}). Immutable.
+ *
+ * @param spec the name of the timer's {@link TimerSpec}
+ * @param domain the spec's time domain
+ * @param trigger the trigger time, in milliseconds
+ * @param payload the payload given to {@link TimerClient#add(Object, long, Object)}, empty if none
+ * @since 0.5.0
+ */
+public record Timer(String spec, TimeDomain domain, long trigger, Optional<Object> payload) {
+  /** @throws NullPointerException if an argument is null */
+  public Timer {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(domain, "domain");
+    Objects.requireNonNull(payload, "payload");
+  }
+}
