@@ -8,10 +8,20 @@ package io.epochal.pipeline;
  * <p>A pipeline resumes after the last txid committed in its {@link io.epochal.store.CheckpointStore}: building a
  * new pipeline with the same name over the same stores continues where a crashed one stopped.
  *
- * <p>{@code run} methods are synchronized: one caller runs the pipeline at a time. After a run throws, the pipeline
- * refuses to run again; build a new one to resume.
+ * <p>{@code run} methods are synchronized: one caller runs the pipeline at a time. After a run throws, or after a
+ * run ended by {@link #requestStop()}, the pipeline refuses to run again; build a new one to resume.
+ * {@link PipelineService} does that for a long-running process.
+ *
+ * <p>Logs written while a batch is worked on, on the coordinator thread and on the pipeline's worker threads, carry
+ * the slf4j MDC entries {@link #MDC_PIPELINE} and {@link #MDC_TXID}.
  */
 public interface Pipeline extends AutoCloseable {
+
+  /** The slf4j MDC key holding the pipeline's name while it runs. */
+  String MDC_PIPELINE = "epochal.pipeline";
+
+  /** The slf4j MDC key holding the txid of the batch being emitted, processed or committed. */
+  String MDC_TXID = "epochal.txid";
 
   /** Starts declaring a pipeline named {@code name} (the key of its checkpoint). */
   static PipelineBuilder newBuilder(String name) {
@@ -39,6 +49,14 @@ public interface Pipeline extends AutoCloseable {
    * @throws io.epochal.errors.BatchFailedException see {@link #runUntilIdle()}
    */
   RunSummary run(long maxBatches);
+
+  /**
+   * Asks a running (or the next) {@code run} to return at the next batch boundary: the batch whose commit has
+   * begun finishes committing, the batches in flight behind it are discarded (nothing of them is durable; a new
+   * pipeline replays them), and later runs throw {@link IllegalStateException}. Callable from any thread, never
+   * blocks; idempotent.
+   */
+  void requestStop();
 
   /** The last committed txid, 0 if none. */
   long lastCommittedTxid();

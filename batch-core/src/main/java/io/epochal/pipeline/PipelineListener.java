@@ -12,7 +12,10 @@ public interface PipelineListener {
   default void onBatchCommitted(BatchReport report) {
   }
 
-  /** An attempt failed and will be retried (or the pipeline stops if retries are exhausted). */
+  /**
+   * An attempt failed: it is replayed, or, when the failure is not retryable or retries are exhausted, the pipeline
+   * stops after this call. Called on the coordinator thread, after the attempt was aborted.
+   */
   default void onAttemptFailed(BatchAttempt attempt, Throwable cause) {
   }
 }

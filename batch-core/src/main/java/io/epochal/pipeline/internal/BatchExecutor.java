@@ -1,6 +1,5 @@
 package io.epochal.pipeline.internal;
 
-import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.SinkPublishException;
@@ -20,13 +19,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +44,9 @@ final class BatchExecutor implements AutoCloseable {
   /** Per writing state: which partitions were begun in the open epoch (each partition is begun at most once). */
   private final Map<String, boolean[]> begun = new HashMap<>();
   private final List<Node.SinkNode> sinks = new ArrayList<>();
-  private final ExecutorService pool;
+  private final WorkerPool pool;
+  /** How many records the sinks staged in the current commit phase. */
+  private long staged;
   /**
    * Per node id: whether the commit phase reads the node's process-phase output. The others are dropped as soon as
    * the process phase ends, so a batch waiting for its commit holds only what its commit reads (typically the
@@ -90,7 +88,7 @@ final class BatchExecutor implements AutoCloseable {
         sinks.add(sink);
       }
     }
-    this.pool = threads > 1 ? Executors.newFixedThreadPool(threads, daemonThreads(pipeline)) : null;
+    this.pool = new WorkerPool(pipeline, threads);
     this.keptForCommit = new boolean[nodes.size()];
     this.consumed = new boolean[nodes.size()];
     for (Node node : nodes) {
@@ -112,16 +110,17 @@ final class BatchExecutor implements AutoCloseable {
 
   // ---------------------------------------------------------------- process phase
 
-  /** Schedules the process phase of an emitted batch: at once without a pool, else on it. */
-  Future<Object[]> process(List<List<Object>> records, ErrorContext ctx) {
-    if (pool == null) {
-      try {
-        return CompletableFuture.completedFuture(processPhase(records, ctx));
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }
-    return CompletableFuture.supplyAsync(() -> processPhase(records, ctx), pool);
+  /**
+   * Schedules the process phase of an emitted batch (at once without a pool, else on it); {@code nanos} receives
+   * how long it took, on the thread that ran it, before the future completes.
+   */
+  Future<Object[]> process(List<List<Object>> records, ErrorContext ctx, LongConsumer nanos) {
+    return pool.schedule(() -> {
+      long started = System.nanoTime();
+      Object[] out = processPhase(records, ctx);
+      nanos.accept(System.nanoTime() - started);
+      return out;
+    });
   }
 
   /** Runs every node that needs no state, plus the pre-aggregation of aggregates fed by such nodes. */
@@ -168,6 +167,7 @@ final class BatchExecutor implements AutoCloseable {
           + " has not ended: commit phases run one epoch at a time");
     }
     this.epoch = epoch;
+    this.staged = 0;
     for (boolean[] b : begun.values()) {
       java.util.Arrays.fill(b, false);
     }
@@ -261,10 +261,12 @@ final class BatchExecutor implements AutoCloseable {
       List<List<Object>> parts = partitionRecords(input);
       forEachPartition(parts.size(), p -> !parts.get(p).isEmpty(),
           p -> partitioned.stage(epoch, p, Collections.unmodifiableList(parts.get(p))));
+      parts.forEach(part -> staged += part.size());
       return;
     }
     List<Object> records = input instanceof KeyedBatch k ? concat(k.records) : (List<Object>) input;
     node.sink.stage(epoch, Collections.unmodifiableList(records));
+    staged += records.size();
   }
 
   @SuppressWarnings("unchecked")
@@ -332,41 +334,12 @@ final class BatchExecutor implements AutoCloseable {
 
   /** Runs {@code task} for every partition selected, in parallel on the pool, and waits for all of them. */
   private void forEachPartition(int count, IntPredicate selected, IntConsumer task) {
-    if (pool == null || count == 1) {
-      for (int p = 0; p < count; p++) {
-        if (selected.test(p)) {
-          task.accept(p);
-        }
-      }
-      return;
-    }
-    List<Future<?>> futures = new ArrayList<>(count);
-    for (int p = 0; p < count; p++) {
-      if (selected.test(p)) {
-        int partition = p;
-        futures.add(pool.submit(() -> task.accept(partition)));
-      }
-    }
-    Throwable first = null;
-    for (Future<?> f : futures) {
-      try {
-        f.get();
-      } catch (java.util.concurrent.ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (first == null || cause instanceof Error && !(first instanceof Error)) {
-          first = cause instanceof RuntimeException || cause instanceof Error ? cause
-              : new EpochalException("a partition task failed: " + cause, cause, EpochalException.isRetryable(cause),
-                  ErrorContext.NONE.withPipeline(pipeline));
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        first = first != null ? first : new EpochalException("interrupted while waiting for partitions", e, false,
-            ErrorContext.NONE.withPipeline(pipeline));
-      }
-    }
-    if (first != null) {
-      Coordinator.throwUnchecked(first);
-    }
+    pool.forEachPartition(count, selected, task);
+  }
+
+  /** How many records the sinks staged in the current (or last) commit phase. */
+  long stagedOutputs() {
+    return staged;
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -464,9 +437,7 @@ final class BatchExecutor implements AutoCloseable {
   /** Stops the pool, closes every closeable state and every sink. */
   @Override
   public void close() {
-    if (pool != null) {
-      pool.shutdownNow();
-    }
+    pool.close();
     for (Node.SinkNode s : sinks) {
       try {
         s.sink.close();
@@ -485,14 +456,5 @@ final class BatchExecutor implements AutoCloseable {
         }
       }
     }
-  }
-
-  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, "epochal-" + name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

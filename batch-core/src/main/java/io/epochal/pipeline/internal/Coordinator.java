@@ -25,7 +25,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
@@ -52,7 +51,6 @@ import org.slf4j.MDC;
  */
 public final class Coordinator implements Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
-  static final String MDC_TXID = "epochal.txid";
 
   /** Engine settings fixed by the builder. */
   public record Config(String name, int partitions, int threads, int maxBatchesInFlight, RetryPolicy retryPolicy,
@@ -65,16 +63,19 @@ public final class Coordinator implements Pipeline {
   private final List<String> spoutNames;
   private final BatchExecutor executor;
   private final AttemptNumbers attempts;
-  private final BatchSource.Pending pending;
+  private final PendingBatches pending;
   private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 
   private long committedTxid;
   private Optional<Object> committedMeta;
-  private SortedMap<Long, byte[]> recoveredPending;
   /** The outputs of the committed batch the checkpoint kept; handed to the sinks by the first run, then null. */
   private List<OutboxEntry> recoveredOutbox;
   private boolean closed;
   private boolean failed;
+  /** Set by {@link #requestStop()} from any thread; the run loop stops at the next batch boundary. */
+  private volatile boolean stopRequested;
+  /** A run returned because a stop was requested: later runs are refused. */
+  private boolean stopped;
 
   private long batchesCommitted;
   private long failedAttempts;
@@ -93,7 +94,6 @@ public final class Coordinator implements Pipeline {
     this.committedMeta = checkpoint.hasCommitted()
         ? Optional.of(source.decode(checkpoint.committedMetadata()))
         : Optional.empty();
-    this.recoveredPending = checkpoint.pendingMetadata();
     this.recoveredOutbox = checkpoint.outbox();
     List<String> needOutbox = executor.sinksNeedingOutbox();
     if (!needOutbox.isEmpty() && !config.checkpointStore().keepsOutbox()) {
@@ -104,24 +104,10 @@ public final class Coordinator implements Pipeline {
     }
     this.attempts = new AttemptNumbers(config.name(), config.checkpointStore(), checkpoint,
         config.retryPolicy().maxAttempts(), config.maxBatchesInFlight());
-    this.pending = new BatchSource.Pending() {
-      @Override
-      public byte[] recovered(long txid) {
-        byte[] recovered = recoveredPending.get(txid);
-        if (recovered != null) {
-          LOG.info("pipeline '{}' replays recovered batch txid {} with its recorded metadata", config.name(), txid);
-        }
-        return recovered;
-      }
-
-      @Override
-      public void record(long txid, byte[] metadata) {
-        config.checkpointStore().recordPending(config.name(), txid, metadata);
-      }
-    };
+    this.pending = new PendingBatches(config.name(), config.checkpointStore(), checkpoint.pendingMetadata());
     if (checkpoint.hasCommitted()) {
       LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
-          committedTxid, recoveredPending.size());
+          committedTxid, pending.size());
     }
   }
 
@@ -148,20 +134,21 @@ public final class Coordinator implements Pipeline {
     if (closed) {
       throw new IllegalStateException("pipeline '" + config.name() + "' is closed");
     }
-    if (failed) {
-      throw new IllegalStateException("pipeline '" + config.name() + "' stopped after a failure; build a new "
-          + "pipeline over the same stores to resume from the last committed txid");
+    if (failed || stopped) {
+      throw new IllegalStateException("pipeline '" + config.name() + "' stopped " + (failed ? "after a failure"
+          : "on request") + "; build a new pipeline over the same stores to resume from the last committed txid");
     }
     long startTxid = committedTxid;
     long startFailures = failedAttempts;
     long records = 0;
     long done = 0;
+    String outerPipeline = LogContext.put(MDC_PIPELINE, config.name());
     try {
       if (recoveredOutbox != null) {
         executor.openSinks(committedTxid, recoveredOutbox); // publishes what the last process did not
         recoveredOutbox = null;
       }
-      while (done < maxBatches) {
+      while (done < maxBatches && !stopRequested) {
         fillWindow(maxBatches - done);
         if (inFlight.isEmpty()) {
           break;
@@ -189,9 +176,21 @@ public final class Coordinator implements Pipeline {
       failed = true;
       discardInFlight();
       throw e;
+    } finally {
+      LogContext.restore(MDC_PIPELINE, outerPipeline);
+    }
+    if (stopRequested) {
+      stopped = true;
+      discardInFlight();
+      LOG.info("pipeline '{}' stopped on request after committed txid {}", config.name(), committedTxid);
     }
     return new RunSummary(done == 0 ? 0 : startTxid + 1, committedTxid, done, failedAttempts - startFailures,
         records);
+  }
+
+  @Override
+  public void requestStop() {
+    stopRequested = true;
   }
 
   @Override
@@ -262,7 +261,9 @@ public final class Coordinator implements Pipeline {
       for (int i = 0; i < out.length; i++) {
         out[i] = new ListCollector(spoutNames.get(i), batch.attemptId(), ctx);
       }
+      long emitStarted = System.nanoTime();
       source.emit(batch, previous, i -> out[i], ctx);
+      batch.emitNanos = System.nanoTime() - emitStarted;
       List<List<Object>> bySource = new ArrayList<>(out.length);
       int records = 0;
       for (ListCollector c : out) {
@@ -270,7 +271,7 @@ public final class Coordinator implements Pipeline {
         records += c.records.size();
       }
       batch.records = records;
-      batch.processed = executor.process(bySource, ctx);
+      batch.processed = executor.process(bySource, ctx, nanos -> batch.processNanos = nanos);
     } catch (RuntimeException e) {
       batch.records = 0;
       batch.processed = CompletableFuture.failedFuture(e);
@@ -287,10 +288,15 @@ public final class Coordinator implements Pipeline {
   /** Opens the head's epoch, runs its commit phase in it, and commits the epoch: the batch is durable. */
   private void commitHead(InFlight head) {
     Object[] outputs = awaitProcessed(head);
+    long started = System.nanoTime();
     head.epoch = config.checkpointStore().openEpoch(config.name(), head.attemptId());
     List<OutboxEntry> outbox = executor.commitPhase(outputs, head.epoch, config.checkpointStore().keepsOutbox(),
         context(head.txid));
+    long staged = System.nanoTime();
+    head.stateNanos = staged - started;
+    head.outputs = executor.stagedOutputs();
     commitEpoch(head, outbox);
+    head.durableNanos = System.nanoTime() - staged;
     head.epoch = null;
     executor.endEpoch();
   }
@@ -340,9 +346,7 @@ public final class Coordinator implements Pipeline {
     committedTxid = head.txid;
     committedMeta = head.meta;
     attempts.committed(head.txid);
-    if (!recoveredPending.isEmpty()) {
-      recoveredPending = recoveredPending.tailMap(head.txid + 1);
-    }
+    pending.committed(head.txid);
     batchesCommitted++;
     recordsCommitted += head.records;
     totalCommitNanos += nanos;
@@ -358,7 +362,8 @@ public final class Coordinator implements Pipeline {
     } catch (RuntimeException e) {
       LOG.warn("spout '{}' success({}) failed; the batch stays committed", source.name(), head.txid, e);
     }
-    BatchReport report = new BatchReport(head.txid, head.tries, head.records, nanos);
+    BatchReport report = new BatchReport(head.txid, head.tries, head.records, nanos, head.emitNanos,
+        head.processNanos, head.stateNanos, head.durableNanos, head.outputs);
     for (PipelineListener l : config.listeners()) {
       l.onBatchCommitted(report);
     }
@@ -372,6 +377,10 @@ public final class Coordinator implements Pipeline {
 
   private void handleFailure(InFlight head, Throwable error) {
     abort(head);
+    BatchAttempt attempt = head.attemptId();
+    for (PipelineListener l : config.listeners()) {
+      l.onAttemptFailed(attempt, error); // every failed attempt, also the one that stops the pipeline
+    }
     if (!EpochalException.isRetryable(error)) {
       Throwable stop = stopping(head, error);
       LOG.error("pipeline '{}' stops at txid {} without retrying (no retry can fix this): {}", config.name(),
@@ -379,10 +388,6 @@ public final class Coordinator implements Pipeline {
       throwUnchecked(stop);
     }
     failedAttempts++;
-    BatchAttempt attempt = head.attemptId();
-    for (PipelineListener l : config.listeners()) {
-      l.onAttemptFailed(attempt, error);
-    }
     if (head.tries >= config.retryPolicy().maxAttempts()) {
       throw new BatchFailedException(config.name(), head.txid, head.tries, error);
     }

@@ -20,6 +20,13 @@ final class InFlight {
   /** How many records the current attempt emitted (the records themselves go to the process phase only). */
   int records;
   Future<Object[]> processed;
+  /** Phase timings and staged outputs of the current attempt, for the {@code BatchReport}. */
+  long emitNanos;
+  /** Written by the worker thread that ran the process phase, read after its future completed. */
+  volatile long processNanos;
+  long stateNanos;
+  long durableNanos;
+  long outputs;
   /** The epoch of the current attempt once its commit phase began, else null. */
   CheckpointEpoch epoch;
 

@@ -1,0 +1,59 @@
+package io.epochal.pipeline;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A snapshot of a {@link PipelineService}: its state, the last committed txid and when it committed, how often it
+ * restarted, and the last failure. Immutable.
+ *
+ * @param state what the service is doing
+ * @param lastCommittedTxid the last txid committed (by this process or, before its first commit, the one it resumed
+ *     after); 0 if none
+ * @param lastCommitAt when this process last committed a batch; empty before its first commit
+ * @param restarts how many times the pipeline was rebuilt after a failure
+ * @param lastFailure the last failure (its type and message), also after a successful restart
+ */
+public record PipelineHealth(State state, long lastCommittedTxid, Optional<Instant> lastCommitAt, int restarts,
+    Optional<String> lastFailure) {
+
+  /** What a service is doing. */
+  public enum State {
+    /** Building the pipeline (first start or restart). */
+    STARTING,
+    /** Running batches, or waiting for new input. */
+    RUNNING,
+    /** Waiting for the backoff before a restart after a retryable failure. */
+    RESTARTING,
+    /** A stop was requested; the batch being committed finishes. */
+    STOPPING,
+    /** Stopped on request. */
+    STOPPED,
+    /** Stopped by a failure no restart fixes, or after the restart policy gave up. */
+    FAILED
+  }
+
+  /** Validates the fields. */
+  public PipelineHealth {
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(lastCommitAt, "lastCommitAt");
+    Objects.requireNonNull(lastFailure, "lastFailure");
+  }
+
+  /** Ready for traffic: the pipeline is running. */
+  public boolean ready() {
+    return state == State.RUNNING;
+  }
+
+  /** Alive: not failed (a restarting or stopping service is alive). */
+  public boolean live() {
+    return state != State.FAILED;
+  }
+
+  /** The age of the last commit at {@code now}; empty before the first commit. */
+  public Optional<Duration> sinceLastCommit(Instant now) {
+    return lastCommitAt.map(at -> Duration.between(at, now));
+  }
+}
