@@ -50,6 +50,11 @@ final class CountWorld implements AutoCloseable {
 
   /** Builds the word-count pipeline over {@code spout}; {@code tweak} adjusts the builder (partitions, threads...). */
   Pipeline pipeline(String name, Spout<KafkaRecord<String, String>, ?> spout, Consumer<PipelineBuilder> tweak) {
+    return declare(name, spout, tweak).build();
+  }
+
+  /** Declares the word-count pipeline over {@code spout}, not built (for a {@code PipelineService}). */
+  PipelineBuilder declare(String name, Spout<KafkaRecord<String, String>, ?> spout, Consumer<PipelineBuilder> tweak) {
     PipelineBuilder b = Pipeline.newBuilder(name).checkpointStore(checkpoints);
     tweak.accept(b);
     GroupedStream<String, String> words = b.source(spout).flatMap(CountWorld::words).groupBy(w -> w);
@@ -57,7 +62,7 @@ final class CountWorld implements AutoCloseable {
         TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
     words.persistentAggregate(OPAQUE, OpaqueTableLayout.factory(
         TableStates.builder(KeyCodec.strings("word"), Codecs.longs())), Aggregators.count());
-    return b.build();
+    return b;
   }
 
   /** The committed TransactionalMap counts of pipeline {@code name}. */

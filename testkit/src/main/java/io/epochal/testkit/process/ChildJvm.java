@@ -131,6 +131,14 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGTERM (the JVM runs its shutdown hooks), without waiting; see {@link #waitFor}. Sent through the process
+   * handle: {@link Process#destroy()} would also close the pipes, losing what the child writes while it stops.
+   */
+  public void terminate() {
+    process.toHandle().destroy();
+  }
+
   /** SIGKILL, and wait until the process is gone. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
