@@ -76,7 +76,11 @@ final class Commits {
     }
   }
 
-  /** Registers a new transaction. @return the commit number it begins after */
+  /**
+   * Registers a new transaction.
+   *
+   * @return the commit number it begins after
+   */
   long begin() {
     synchronized (conflicts) {
       long begin = commitSeq;

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * The native RocksDB option objects of one open store: the database options (atomic flush, point-in-time WAL
  * recovery, no {@code create_if_missing}), the column family options, the write options of commits (fsync per the
  * {@link SyncPolicy}) and of metadata (always fsynced), the checksum-verifying read options and the statistics.
- * Released by {@link #close()}. Not thread-safe to close; the options themselves are shared read-only.
+ * Released by {@link #close()}, once, when the store closes; until then shared read-only by every thread.
  */
 final class NativeOptions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RocksDbTableStore.class);

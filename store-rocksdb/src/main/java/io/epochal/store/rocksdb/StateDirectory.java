@@ -74,7 +74,11 @@ final class StateDirectory {
         + "and open with a longer openTimeout.", cause);
   }
 
-  /** Sleeps {@code backoffMillis}; @return the next (doubled, at most 200 ms) */
+  /**
+   * Sleeps {@code backoffMillis}.
+   *
+   * @return the next backoff (doubled, at most 200 ms)
+   */
   static long sleep(Path dir, long backoffMillis) {
     try {
       Thread.sleep(backoffMillis);

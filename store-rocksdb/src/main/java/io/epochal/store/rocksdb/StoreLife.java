@@ -34,7 +34,11 @@ final class StoreLife {
     }
   }
 
-  /** Marks the store closed; call under the write lock. @return whether it was open */
+  /**
+   * Marks the store closed; call under the write lock.
+   *
+   * @return whether it was open
+   */
   boolean markClosed() {
     boolean wasOpen = !closed;
     closed = true;
