@@ -119,6 +119,10 @@ final class SchemaDdl {
     StoreFormat.lock(c, pgSchema);
   }
 
+  /**
+   * {@link PostgresTableStore#openTable} on {@code c}, in one SQL transaction under the advisory lock: checks the
+   * registered table against {@code schema} (logical and physical), or creates it with its registry row.
+   */
   TableHandle openOrCreate(Connection c, TableSchema schema) throws SQLException {
     exec(c, "BEGIN");
     boolean done = false;
@@ -165,9 +169,7 @@ final class SchemaDdl {
     }
   }
 
-  /**
-   * The registered table {@code path}, its SQL table checked, or empty if there is none.
-   */
+  /** @return the registered table {@code path}, its SQL table checked, or empty if there is none */
   Optional<TableHandle> find(Connection c, String path) throws SQLException {
     Optional<String[]> reg = registryRow(c, path);
     if (reg.isEmpty()) {
