@@ -1,16 +1,10 @@
 package io.epochal.store.postgres;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.epochal.errors.CommitConflictException;
-import io.epochal.errors.ErrorContext;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StoreException;
 import io.epochal.store.postgres.internal.Names;
-import io.epochal.store.postgres.internal.PgTable;
-import io.epochal.store.postgres.internal.SchemaText;
-import io.epochal.store.postgres.internal.SqlErrors;
 import io.epochal.store.postgres.internal.Storable;
 import io.epochal.store.postgres.internal.StoreFormat;
 import io.epochal.store.table.Column;
@@ -18,33 +12,18 @@ import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
-import io.epochal.store.table.StagedTransaction;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,84 +91,36 @@ public final class PostgresTableStore implements TableStore {
   /** Keys or rows per statement: larger operations are cut into chunks of this size. */
   static final int CHUNK = 10_000;
 
-  private final DataSource dataSource;
-  private final HikariDataSource ownedPool;
-  private final String endpoint;
-  private final String user;
+  private final PgConnections conns;
   private final String pgSchema;
-  private final String qs;
-  private final CommitHook hook;
   private final ReadHook readHook;
-  private final long transactionTimeoutMillis;
-  private final int poolSize;
-  private final String beginSql;
-  private final String beginLeaseSql;
-
-  private final Map<String, Handle> tables = new ConcurrentHashMap<>();
-  private final Set<Tx> open = ConcurrentHashMap.newKeySet();
-  /** Read lock: any call in progress. Write lock: {@link #close()}. */
-  private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
-  private volatile boolean closed;
+  private final StoreLife life;
+  private final SchemaDdl ddl;
+  private final PgLeases leases;
+  private final RowLookup lookup;
+  private final Transactions transactions;
+  private final Map<String, TableHandle> tables = new ConcurrentHashMap<>();
 
   private PostgresTableStore(Builder b) {
     this.pgSchema = b.schema == null ? "epochal" : b.schema;
-    this.qs = Names.quote(pgSchema);
-    this.hook = b.commitHook == null ? CommitHook.NONE : b.commitHook;
-    this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
-    this.transactionTimeoutMillis = (b.transactionTimeout == null ? Duration.ofMinutes(1) : b.transactionTimeout)
+    String qs = Names.quote(pgSchema);
+    long transactionTimeoutMillis = (b.transactionTimeout == null ? Duration.ofMinutes(1) : b.transactionTimeout)
         .toMillis();
-    // Inside a store transaction every join is of the bound keys with a table's primary key: probing the index per
-    // key costs what the batch holds; a hash or merge join reads the whole table (the planner picks one while its
-    // statistics say the table is small, and each commit would then scan all of it).
-    String begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
-        + transactionTimeoutMillis + "; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
-    this.beginSql = begin + "SELECT 1";
-    this.beginLeaseSql = begin + "SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ?";
-    if (b.jdbcUrl != null) {
-      Properties parsed = org.postgresql.Driver.parseURL(b.jdbcUrl, null);
-      if (parsed == null) {
-        throw new IllegalArgumentException("not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database): "
-            + b.jdbcUrl);
-      }
-      this.endpoint = endpointOf(parsed);
-      this.user = b.user != null ? b.user : parsed.getProperty("user", System.getProperty("user.name"));
-      this.poolSize = b.poolSize == 0 ? 10 : b.poolSize;
-      HikariConfig cfg = new HikariConfig();
-      cfg.setJdbcUrl(b.jdbcUrl);
-      if (b.user != null) {
-        cfg.setUsername(b.user);
-      }
-      if (b.password != null) {
-        cfg.setPassword(b.password);
-      }
-      cfg.setMaximumPoolSize(poolSize);
-      cfg.setMinimumIdle(1);
-      cfg.setPoolName("epochal-postgres-" + pgSchema);
-      Duration connect = b.connectTimeout == null ? Duration.ofSeconds(10) : b.connectTimeout;
-      cfg.setConnectionTimeout(Math.max(250, connect.toMillis()));
-      cfg.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, connect.toSeconds())));
-      cfg.addDataSourceProperty("tcpKeepAlive", "true");
-      cfg.addDataSourceProperty("ApplicationName", "epochal");
-      try {
-        this.ownedPool = new HikariDataSource(cfg);
-      } catch (RuntimeException e) {
-        throw SqlErrors.translate("connecting", e, endpoint, user, null);
-      }
-      this.dataSource = ownedPool;
-    } else {
-      this.ownedPool = null;
-      this.dataSource = b.dataSource;
-      this.poolSize = 0;
-      String[] who = probe(b.dataSource);
-      this.endpoint = who[0];
-      this.user = who[1];
-    }
+    this.conns = b.jdbcUrl != null ? PgConnections.pool(b.jdbcUrl, b.user, b.password,
+        b.poolSize == 0 ? 10 : b.poolSize, b.connectTimeout == null ? Duration.ofSeconds(10) : b.connectTimeout,
+        pgSchema) : PgConnections.of(b.dataSource);
+    String description = describe();
+    this.life = new StoreLife(description);
+    this.ddl = new SchemaDdl(this, conns, pgSchema, qs, description);
+    this.leases = new PgLeases(conns, qs, description);
+    this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
+    this.lookup = new RowLookup(readHook);
+    this.transactions = new Transactions(this, life, conns, leases, lookup, new BatchWriter(conns, description),
+        b.commitHook == null ? CommitHook.NONE : b.commitHook, readHook, qs, transactionTimeoutMillis);
     try {
-      bootstrap();
+      ddl.bootstrap();
     } catch (RuntimeException e) {
-      if (ownedPool != null) {
-        ownedPool.close();
-      }
+      conns.closePool();
       throw e;
     }
     LOG.info("opened {}", describe());
@@ -248,16 +179,17 @@ public final class PostgresTableStore implements TableStore {
     }
     life.readLock().lock();
     try {
-      checkOpen();
-      Handle cached = tables.get(schema.path());
+      life.checkOpen();
+      TableHandle cached = tables.get(schema.path());
       if (cached != null) {
         if (!cached.pg.schema().equals(schema)) {
-          throw mismatch(schema.path(), schema, cached.pg.schema());
+          throw ddl.mismatch(schema.path(), schema, cached.pg.schema());
         }
         return cached;
       }
-      Handle h = withConnection("open table " + schema.path(), schema.path(), c -> openOrCreate(c, schema));
-      Handle raced = tables.putIfAbsent(schema.path(), h);
+      TableHandle h = conns.withConnection("open table " + schema.path(), schema.path(),
+          c -> ddl.openOrCreate(c, schema));
+      TableHandle raced = tables.putIfAbsent(schema.path(), h);
       return raced == null ? h : raced;
     } finally {
       life.readLock().unlock();
@@ -269,25 +201,16 @@ public final class PostgresTableStore implements TableStore {
     Objects.requireNonNull(path, "path");
     life.readLock().lock();
     try {
-      checkOpen();
-      Handle cached = tables.get(path);
+      life.checkOpen();
+      TableHandle cached = tables.get(path);
       if (cached != null) {
         return Optional.of(cached);
       }
-      Optional<Handle> found = withConnection("find table " + path, path, c -> {
-        Optional<String[]> reg = registryRow(c, path);
-        if (reg.isEmpty()) {
-          return Optional.<Handle>empty();
-        }
-        TableSchema stored = parseStored(path, reg.get()[1]);
-        PgTable pg = new PgTable(stored, qs, reg.get()[0]);
-        checkPhysical(c, pg);
-        return Optional.of(new Handle(this, pg));
-      });
+      Optional<TableHandle> found = conns.withConnection("find table " + path, path, c -> ddl.find(c, path));
       if (found.isEmpty()) {
         return Optional.empty();
       }
-      Handle raced = tables.putIfAbsent(path, found.get());
+      TableHandle raced = tables.putIfAbsent(path, found.get());
       return Optional.of(raced == null ? found.get() : raced);
     } finally {
       life.readLock().unlock();
@@ -306,22 +229,8 @@ public final class PostgresTableStore implements TableStore {
     Objects.requireNonNull(owner, "owner");
     life.readLock().lock();
     try {
-      checkOpen();
-      long generation = withConnection("take over lease '" + name + "'", null, c -> {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + qs + ".epochal_leases AS l (name, generation,"
-            + " owner) VALUES (?, 1, ?) ON CONFLICT (name) DO UPDATE SET generation = l.generation + 1, owner = "
-            + "EXCLUDED.owner, acquired_at = now() RETURNING generation")) {
-          ps.setString(1, name);
-          ps.setString(2, owner);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-          }
-        }
-      });
-      Lease lease = new Lease(name, owner, generation);
-      LOG.debug("took over {}", lease);
-      return lease;
+      life.checkOpen();
+      return leases.acquire(name, owner);
     } finally {
       life.readLock().unlock();
     }
@@ -329,7 +238,7 @@ public final class PostgresTableStore implements TableStore {
 
   @Override
   public StoreTransaction begin() {
-    return start(null);
+    return transactions.start(null);
   }
 
   /**
@@ -343,7 +252,7 @@ public final class PostgresTableStore implements TableStore {
   @Override
   public StoreTransaction begin(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    return start(lease);
+    return transactions.start(lease);
   }
 
   /**
@@ -354,16 +263,16 @@ public final class PostgresTableStore implements TableStore {
   @Override
   public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
     Objects.requireNonNull(keys, "keys");
-    Handle h = handleOf(table);
+    TableHandle h = handleOf(table);
     Storable.checkKeys(h.pg, keys);
     life.readLock().lock();
     try {
-      checkOpen();
+      life.checkOpen();
       readHook.beforeRead(h.path());
       if (keys.isEmpty()) {
         return List.of();
       }
-      return withConnection("lookup in table " + h.path(), h.path(), c -> lookupOn(c, h, keys));
+      return conns.withConnection("lookup in table " + h.path(), h.path(), c -> lookup.lookup(c, h, keys));
     } finally {
       life.readLock().unlock();
     }
@@ -377,7 +286,7 @@ public final class PostgresTableStore implements TableStore {
    * @throws StoreException if the registry cannot be read
    */
   public Optional<String> sqlTableName(String path) {
-    return findTable(path).map(t -> ((Handle) t).pg.qualifiedName());
+    return findTable(path).map(t -> ((TableHandle) t).pg.qualifiedName());
   }
 
   /** @return the PostgreSQL schema (namespace) holding this store's tables */
@@ -387,7 +296,7 @@ public final class PostgresTableStore implements TableStore {
 
   @Override
   public String describe() {
-    return "PostgreSQL table store at " + endpoint + ", schema " + pgSchema;
+    return "PostgreSQL table store at " + conns.endpoint + ", schema " + pgSchema;
   }
 
   @Override
@@ -403,729 +312,25 @@ public final class PostgresTableStore implements TableStore {
   public void close() {
     life.writeLock().lock();
     try {
-      if (closed) {
+      if (!life.markClosed()) {
         return;
       }
-      closed = true;
-      for (Tx tx : List.copyOf(open)) {
-        tx.kill();
-      }
-      open.clear();
+      transactions.killAll();
       tables.clear();
-      if (ownedPool != null) {
-        ownedPool.close();
-      }
+      conns.closePool();
     } finally {
       life.writeLock().unlock();
     }
     LOG.info("closed {}", describe());
   }
 
-  // ------------------------------------------------------------------------------------------------ bootstrap
-
-  private static String endpointOf(Properties p) {
-    return p.getProperty("PGHOST", "localhost").replace(",", "|") + ":" + p.getProperty("PGPORT", "5432")
-        .replace(",", "|") + "/" + p.getProperty("PGDBNAME", "");
-  }
-
-  /** @return {endpoint, user} of a DataSource's connections */
-  private static String[] probe(DataSource ds) {
-    try (Connection c = ds.getConnection()) {
-      String url = c.getMetaData().getURL();
-      Properties parsed = url == null ? null : org.postgresql.Driver.parseURL(url, null);
-      String ep = parsed == null ? String.valueOf(url) : endpointOf(parsed);
-      return new String[] {ep, c.getMetaData().getUserName()};
-    } catch (SQLException | RuntimeException e) {
-      throw SqlErrors.translate("connecting", e, "the server of " + ds, "?", null);
-    }
-  }
-
-  /** Checks the server and creates the store's schema and tables if missing, under the store's advisory lock. */
-  private void bootstrap() {
-    withConnection("preparing schema " + pgSchema, null, c -> {
-      try (Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT current_setting('server_version_num')::int, "
-              + "current_setting('server_encoding')")) {
-        rs.next();
-        int version = rs.getInt(1);
-        String encoding = rs.getString(2);
-        if (version < 100000) {
-          throw new StoreException("PostgreSQL at " + endpoint + " is version " + version + "; the store needs 10 or "
-              + "later", null, false, ErrorContext.NONE);
-        }
-        if (!"UTF8".equalsIgnoreCase(encoding)) {
-          throw new StoreException("database at " + endpoint + " has encoding " + encoding + "; the store needs a "
-              + "UTF8 database (CREATE DATABASE ... ENCODING 'UTF8'), so that strings keep every character and sort "
-              + "by their UTF-8 bytes", null, false, ErrorContext.NONE);
-        }
-      }
-      exec(c, "BEGIN");
-      boolean done = false;
-      try {
-        advisoryLock(c);
-        boolean schemaExists;
-        boolean metaExists;
-        try (PreparedStatement ps = c.prepareStatement("SELECT to_regnamespace(?) IS NOT NULL, "
-            + "to_regclass(?) IS NOT NULL")) {
-          ps.setString(1, qs);
-          ps.setString(2, qs + ".epochal_meta");
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            schemaExists = rs.getBoolean(1);
-            metaExists = rs.getBoolean(2);
-          }
-        }
-        if (!schemaExists) {
-          exec(c, "CREATE SCHEMA " + qs);
-        }
-        if (!metaExists) {
-          exec(c, "CREATE TABLE " + qs + ".epochal_meta (key text PRIMARY KEY, value text NOT NULL)");
-          exec(c, "CREATE TABLE " + qs + ".epochal_tables (path text PRIMARY KEY, table_name text NOT NULL UNIQUE, "
-              + "schema text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
-          exec(c, "CREATE SEQUENCE " + qs + ".epochal_table_ids");
-          exec(c, "CREATE TABLE " + qs + ".epochal_leases (name text PRIMARY KEY, generation bigint NOT NULL CHECK "
-              + "(generation >= 1), owner text NOT NULL, acquired_at timestamptz NOT NULL DEFAULT now())");
-          try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + qs + ".epochal_meta VALUES ('format', ?)")) {
-            ps.setString(1, FORMAT);
-            ps.executeUpdate();
-          }
-          LOG.info("created the Epochal store tables in schema {} at {}", pgSchema, endpoint);
-        } else {
-          StoreFormat.check(StoreFormat.read(c, qs), pgSchema, endpoint);
-        }
-        exec(c, "COMMIT");
-        done = true;
-      } finally {
-        if (!done) {
-          rollbackQuietly(c);
-        }
-      }
-      return null;
-    });
-  }
-
-  private void advisoryLock(Connection c) throws SQLException {
-    StoreFormat.lock(c, pgSchema);
-  }
-
-  // ------------------------------------------------------------------------------------------------ tables
-
-  private Handle openOrCreate(Connection c, TableSchema schema) throws SQLException {
-    exec(c, "BEGIN");
-    boolean done = false;
-    try {
-      advisoryLock(c);
-      Optional<String[]> reg = registryRow(c, schema.path());
-      PgTable pg;
-      if (reg.isPresent()) {
-        TableSchema stored = parseStored(schema.path(), reg.get()[1]);
-        if (!stored.equals(schema)) {
-          throw mismatch(schema.path(), schema, stored);
-        }
-        pg = new PgTable(schema, qs, reg.get()[0]);
-        checkPhysical(c, pg);
-      } else {
-        long id;
-        try (Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("SELECT nextval('" + qs.replace("'", "''") + ".epochal_table_ids')")) {
-          rs.next();
-          id = rs.getLong(1);
-        }
-        pg = new PgTable(schema, qs, Names.tableName(id, schema.path()));
-        exec(c, pg.createSql());
-        try (PreparedStatement ps = c.prepareStatement("COMMENT ON TABLE " + pg.qualifiedName() + " IS "
-            + literal("Epochal table " + schema.path()))) {
-          ps.execute();
-        }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + qs + ".epochal_tables (path, table_name, "
-            + "schema) VALUES (?, ?, ?)")) {
-          ps.setString(1, schema.path());
-          ps.setString(2, pg.sqlName());
-          ps.setString(3, SchemaText.write(schema));
-          ps.executeUpdate();
-        }
-        LOG.info("created table {} as {} in {}", schema.path(), pg.qualifiedName(), describe());
-      }
-      exec(c, "COMMIT");
-      done = true;
-      return new Handle(this, pg);
-    } finally {
-      if (!done) {
-        rollbackQuietly(c);
-      }
-    }
-  }
-
-  /** @return {table_name, schema text} of {@code path} in the registry */
-  private Optional<String[]> registryRow(Connection c, String path) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT table_name, schema FROM " + qs + ".epochal_tables WHERE "
-        + "path = ?")) {
-      ps.setString(1, path);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(new String[] {rs.getString(1), rs.getString(2)}) : Optional.empty();
-      }
-    }
-  }
-
-  private TableSchema parseStored(String path, String text) {
-    try {
-      return SchemaText.read(text);
-    } catch (RuntimeException e) {
-      throw new StoreException("the registered schema of table " + path + " in " + describe() + " cannot be read ("
-          + e.getMessage() + "); the registry (" + pgSchema + ".epochal_tables) was written by another format or "
-          + "edited", e, false, ErrorContext.of(path, null));
-    }
-  }
-
-  /** Checks that the SQL table of {@code pg} has exactly the expected columns and primary key. */
-  private void checkPhysical(Connection c, PgTable pg) throws SQLException {
-    List<String> columns = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT a.attname, format_type(a.atttypid, a.atttypmod), "
-        + "a.attnotnull, COALESCE(co.collname, '') FROM pg_attribute a LEFT JOIN pg_collation co ON co.oid = "
-        + "a.attcollation AND a.attcollation <> 0 WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT "
-        + "a.attisdropped ORDER BY a.attnum")) {
-      ps.setString(1, pg.qualifiedName());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          columns.add(PgTable.describeColumn(rs.getString(1), rs.getString(2), rs.getBoolean(3), rs.getString(4)));
-        }
-      }
-    }
-    String path = pg.schema().path();
-    if (columns.isEmpty()) {
-      throw new StoreException("table " + path + " is registered in " + describe() + " as " + pg.qualifiedName()
-          + ", but that table does not exist (dropped by hand?); restore it, or delete its row from " + pgSchema
-          + ".epochal_tables to start the table over", null, false, ErrorContext.of(path, null));
-    }
-    List<String> pk = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT a.attname FROM pg_index i CROSS JOIN LATERAL "
-        + "unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a ON a.attrelid = "
-        + "i.indrelid AND a.attnum = k.attnum WHERE i.indrelid = to_regclass(?) AND i.indisprimary ORDER BY k.ord")) {
-      ps.setString(1, pg.qualifiedName());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          pk.add(rs.getString(1));
-        }
-      }
-    }
-    if (!columns.equals(pg.expectedColumns()) || !pk.equals(pg.expectedPrimaryKey())) {
-      throw new SchemaMismatchException(path, "PostgreSQL table " + pg.qualifiedName() + " in " + describe(),
-          "columns " + pg.expectedColumns() + " primary key " + pg.expectedPrimaryKey(),
-          "columns " + columns + " primary key " + pk);
-    }
-  }
-
-  private SchemaMismatchException mismatch(String path, TableSchema expected, TableSchema actual) {
-    return new SchemaMismatchException(path, describe(), expected, actual);
-  }
-
-  private static String literal(String s) {
-    return "'" + s.replace("'", "''") + "'";
-  }
-
-  // ------------------------------------------------------------------------------------------------ transactions
-
-  private StoreTransaction start(Lease lease) {
-    life.readLock().lock();
-    try {
-      checkOpen();
-      Connection c = borrow("begin a transaction");
-      boolean ok = false;
-      try {
-        if (lease == null) {
-          try (Statement st = c.createStatement()) {
-            st.execute(beginSql);
-          }
-        } else {
-          long[] current = null;
-          String owner = null;
-          try (PreparedStatement ps = c.prepareStatement(beginLeaseSql)) {
-            ps.setString(1, lease.name());
-            boolean isResult = ps.execute();
-            while (true) {
-              if (isResult) {
-                try (ResultSet rs = ps.getResultSet()) {
-                  if (rs.next()) {
-                    current = new long[] {rs.getLong(1)};
-                    owner = rs.getString(2);
-                  }
-                }
-              } else if (ps.getUpdateCount() == -1) {
-                break;
-              }
-              isResult = ps.getMoreResults();
-            }
-          }
-          if (current == null || lease.generation() > current[0]) {
-            throw new IllegalArgumentException(lease + " was not issued by " + describe() + " (its current "
-                + "generation of lease '" + lease.name() + "' is " + (current == null ? "none" : current[0]) + ")");
-          }
-          if (lease.generation() < current[0]) {
-            throw leaseLost(lease, current[0], owner, "Cannot begin a transaction");
-          }
-        }
-        Tx tx = new Tx(c, lease);
-        open.add(tx);
-        ok = true;
-        return tx;
-      } catch (SQLException e) {
-        throw SqlErrors.translate("begin a transaction", e, endpoint, user, null);
-      } finally {
-        if (!ok) {
-          rollbackQuietly(c);
-          closeQuietly(c);
-        }
-      }
-    } finally {
-      life.readLock().unlock();
-    }
-  }
-
-  private LeaseLostException leaseLost(Lease lease, long generation, String owner, String what) {
-    return new LeaseLostException(what + ": " + lease + " was taken over by generation " + generation + " held by "
-        + owner + " (" + describe() + "); this writer is fenced off and nothing it wrote was applied");
-  }
-
-  /** Looks up {@code keys} (checked) on {@code c}, in the current transaction if one is open. */
-  private List<Optional<Row>> lookupOn(Connection c, Handle h, List<TableKey> keys) throws SQLException {
-    // each distinct key is asked once; slot[i] is the position of keys[i] among the distinct keys
-    HashMap<TableKey, Integer> index = new HashMap<>(Math.max(16, keys.size() * 4 / 3 + 1));
-    List<TableKey> distinct = new ArrayList<>(keys.size());
-    int[] slot = new int[keys.size()];
-    for (int i = 0; i < slot.length; i++) {
-      TableKey k = keys.get(i);
-      Integer at = index.putIfAbsent(k, distinct.size());
-      if (at == null) {
-        slot[i] = distinct.size();
-        distinct.add(k);
-      } else {
-        slot[i] = at;
-      }
-    }
-    Row[] found = new Row[distinct.size()];
-    for (int from = 0; from < distinct.size(); from += CHUNK) {
-      List<TableKey> chunk = distinct.subList(from, Math.min(distinct.size(), from + CHUNK));
-      try (PreparedStatement ps = c.prepareStatement(h.pg.lookupSql())) {
-        bind(ps, h.pg.keyArrays(c, chunk));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int at = from + (int) rs.getLong(1) - 1;
-            found[at] = h.pg.readRow(distinct.get(at), rs, 2, readHook);
-          }
-        }
-      }
-    }
-    Optional<Row>[] out = newOptionals(keys.size());
-    for (int i = 0; i < slot.length; i++) {
-      out[i] = Optional.ofNullable(found[slot[i]]);
-    }
-    return Collections.unmodifiableList(Arrays.asList(out));
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Optional<Row>[] newOptionals(int size) {
-    return (Optional<Row>[]) new Optional<?>[size];
-  }
-
-  private static void bind(PreparedStatement ps, Array[] arrays) throws SQLException {
-    for (int i = 0; i < arrays.length; i++) {
-      ps.setArray(i + 1, arrays[i]);
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------------ helpers
-
-  @FunctionalInterface
-  private interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  /** Runs {@code work} on a pooled connection (autocommit), translating SQL failures. */
-  private <T> T withConnection(String doing, String table, SqlWork<T> work) {
-    Connection c = borrow(doing);
-    try {
-      return work.run(c);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(doing, e, endpoint, user, table);
-    } finally {
-      closeQuietly(c);
-    }
-  }
-
-  /** @return a connection from the pool in autocommit mode, outside any transaction */
-  private Connection borrow(String doing) {
-    Connection c;
-    try {
-      c = dataSource.getConnection();
-    } catch (SQLException | RuntimeException e) {
-      throw SqlErrors.translate(doing, e, endpoint, user, null);
-    }
-    try {
-      if (!c.getAutoCommit()) {
-        c.setAutoCommit(true);
-      }
-      org.postgresql.core.BaseConnection base = c.unwrap(org.postgresql.core.BaseConnection.class);
-      if (base.getTransactionState() != org.postgresql.core.TransactionState.IDLE) {
-        LOG.warn("a pooled connection to {} was handed out inside a transaction; rolling it back", endpoint);
-        exec(c, "ROLLBACK");
-      }
-      return c;
-    } catch (SQLException e) {
-      closeQuietly(c);
-      throw SqlErrors.translate(doing, e, endpoint, user, null);
-    }
-  }
-
-  private static void exec(Connection c, String sql) throws SQLException {
-    try (Statement st = c.createStatement()) {
-      st.execute(sql);
-    }
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      exec(c, "ROLLBACK");
-    } catch (SQLException | RuntimeException e) {
-      LOG.debug("rollback failed", e);
-    }
-  }
-
-  private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException | RuntimeException e) {
-      LOG.debug("closing a connection failed", e);
-    }
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException(describe() + " is closed");
-    }
-  }
-
-  private Handle handleOf(Table table) {
+  /** @return {@code table} as a table of this store */
+  TableHandle handleOf(Table table) {
     Objects.requireNonNull(table, "table");
-    if (!(table instanceof Handle h) || h.owner != this) {
+    if (!(table instanceof TableHandle h) || h.owner != this) {
       throw new IllegalArgumentException(table + " does not belong to " + describe());
     }
     return h;
-  }
-
-  /** An open table: its SQL. */
-  private static final class Handle implements Table {
-    final PostgresTableStore owner;
-    final PgTable pg;
-
-    Handle(PostgresTableStore owner, PgTable pg) {
-      this.owner = owner;
-      this.pg = pg;
-    }
-
-    @Override
-    public TableSchema schema() {
-      return pg.schema();
-    }
-
-    @Override
-    public String toString() {
-      return "Table[" + pg.schema().path() + " as " + pg.qualifiedName() + "]";
-    }
-  }
-
-  /** A staged write: the values of the row to upsert (null for a delete) and its {@code $crc}. */
-  private record Staged(List<Object> values, int crc) {
-  }
-
-  /**
-   * A store transaction: a REPEATABLE READ SQL transaction on a connection of its own, writes buffered until the
-   * commit.
-   */
-  private final class Tx extends StagedTransaction<Handle, TableKey, Staged> {
-    private final Connection conn;
-    /** Serializes use of {@link #conn}. */
-    private final Object io = new Object();
-    private boolean released; // guarded by io
-
-    Tx(Connection conn, Lease lease) {
-      super(lease);
-      this.conn = conn;
-    }
-
-    @Override
-    public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
-      Objects.requireNonNull(keys, "keys");
-      Handle h = handleOf(table);
-      checkNotOver();
-      Storable.checkKeys(h.pg, keys);
-      life.readLock().lock();
-      try {
-        checkOpen();
-        readHook.beforeRead(h.path());
-        if (keys.isEmpty()) {
-          return List.of();
-        }
-        synchronized (io) {
-          checkLive();
-          return lookupOn(conn, h, keys);
-        }
-      } catch (SQLException e) {
-        throw SqlErrors.translate("lookup in table " + h.path(), e, endpoint, user, h.path());
-      } finally {
-        life.readLock().unlock();
-      }
-    }
-
-    @Override
-    public List<Row> scan(Table table) {
-      Handle h = handleOf(table);
-      checkNotOver();
-      life.readLock().lock();
-      try {
-        checkOpen();
-        readHook.beforeRead(h.path());
-        List<Row> out = new ArrayList<>();
-        synchronized (io) {
-          checkLive();
-          try (PreparedStatement ps = conn.prepareStatement(h.pg.scanSql())) {
-            ps.setFetchSize(1000);
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                TableKey key = h.pg.readKey(rs);
-                out.add(h.pg.readRow(key, rs, h.pg.scanFirstValueColumn(), readHook));
-              }
-            }
-          }
-        }
-        return Collections.unmodifiableList(out);
-      } catch (SQLException e) {
-        throw SqlErrors.translate("scan of table " + h.path(), e, endpoint, user, h.path());
-      } finally {
-        life.readLock().unlock();
-      }
-    }
-
-    @Override
-    public void upsert(Table table, Row row) {
-      Objects.requireNonNull(row, "row");
-      Handle h = handleOf(table);
-      checkKey(h.pg.schema(), row.key());
-      Storable.checkKey(h.pg, row.key());
-      List<Object> values = row.values();
-      Storable.check(h.pg, values, h.pg.schema().valueColumns(), false, row);
-      stage(h.path(), h, row.key(), new Staged(values, h.pg.crcOf(row.key().hash(), values)));
-    }
-
-    @Override
-    public void delete(Table table, TableKey key) {
-      Objects.requireNonNull(key, "key");
-      Handle h = handleOf(table);
-      checkKey(h.pg.schema(), key);
-      Storable.checkKey(h.pg, key);
-      stage(h.path(), h, key, new Staged(null, 0));
-    }
-
-    @Override
-    public void commit() {
-      endForCommit();
-      life.readLock().lock();
-      try {
-        checkOpen();
-        synchronized (io) {
-          checkLive();
-          commitLocked();
-        }
-      } finally {
-        life.readLock().unlock();
-        finished();
-      }
-    }
-
-    private void commitLocked() {
-      Lease lease = leaseOrNull();
-      LinkedHashMap<String, LinkedHashMap<TableKey, Staged>> writes = writes();
-      if (lease != null) {
-        checkLease(lease);
-      }
-      if (writes.isEmpty()) {
-        return; // finished() ends the SQL transaction
-      }
-      for (Map.Entry<String, LinkedHashMap<TableKey, Staged>> e : writes.entrySet()) {
-        hook.beforeTableWrite(e.getKey());
-        write(table(e.getKey()), e.getValue());
-      }
-      try {
-        exec(conn, "COMMIT");
-      } catch (SQLException e) {
-        released = true;
-        closeQuietly(conn);
-        if (SqlErrors.isConnectionFailure(e)) {
-          throw new StoreException("PostgreSQL commit to table(s) " + writes.keySet() + " at " + endpoint + " lost "
-              + "the connection (" + e.getMessage() + "); the outcome is unknown (the commit is atomic: all or "
-              + "nothing), re-read to find out", e, true, ErrorContext.of(String.join(", ", writes.keySet()), null));
-        }
-        throw SqlErrors.translate("commit to table(s) " + writes.keySet(), e, endpoint, user,
-            String.join(", ", writes.keySet()));
-      }
-      released = true;
-      closeQuietly(conn);
-    }
-
-    /** Reads the lease row FOR SHARE in this transaction; throws {@link LeaseLostException} if it was taken over. */
-    private void checkLease(Lease lease) {
-      try (PreparedStatement ps = conn.prepareStatement("SELECT generation, owner FROM " + qs + ".epochal_leases "
-          + "WHERE name = ? FOR SHARE")) {
-        ps.setString(1, lease.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalStateException("lease '" + lease.name() + "' is missing from " + describe()
-                + " although " + lease + " was issued by it");
-          }
-          long generation = rs.getLong(1);
-          if (generation != lease.generation()) {
-            throw leaseLost(lease, generation, rs.getString(2), "Commit refused");
-          }
-        }
-      } catch (SQLException e) {
-        if (!SqlErrors.isConflict(e)) {
-          throw SqlErrors.translate("lease check of '" + lease.name() + "'", e, endpoint, user, null);
-        }
-        // taken over after this transaction's snapshot: read the new holder for the message
-        rollbackQuietly(conn);
-        String[] holder = {"?", "another worker"};
-        try (PreparedStatement ps = conn.prepareStatement("SELECT generation, owner FROM " + qs
-            + ".epochal_leases WHERE name = ?")) {
-          ps.setString(1, lease.name());
-          try (ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-              holder = new String[] {Long.toString(rs.getLong(1)), rs.getString(2)};
-            }
-          }
-        } catch (SQLException ignored) {
-          // the message says less
-        }
-        throw new LeaseLostException("Commit refused: " + lease + " was taken over by generation " + holder[0]
-            + " held by " + holder[1] + " while this transaction ran (" + describe() + "); this writer is fenced off "
-            + "and nothing it wrote was applied");
-      }
-    }
-
-    /**
-     * Writes one table's rows: per chunk one statement for the upserts, one for the deletes (plus one more if some
-     * deleted keys had no row). Write-write conflicts fail a statement with a serialization failure.
-     */
-    private void write(Handle h, LinkedHashMap<TableKey, Staged> rows) {
-      List<TableKey> upsertKeys = new ArrayList<>(rows.size());
-      List<List<Object>> upsertValues = new ArrayList<>(rows.size());
-      int[] crcs = new int[rows.size()];
-      List<TableKey> deletes = new ArrayList<>();
-      for (Map.Entry<TableKey, Staged> w : rows.entrySet()) {
-        Staged staged = w.getValue();
-        if (staged.values() != null) {
-          crcs[upsertKeys.size()] = staged.crc();
-          upsertKeys.add(w.getKey());
-          upsertValues.add(staged.values());
-        } else {
-          deletes.add(w.getKey());
-        }
-      }
-      for (int from = 0; from < upsertKeys.size(); from += CHUNK) {
-        int to = Math.min(upsertKeys.size(), from + CHUNK);
-        List<TableKey> chunk = upsertKeys.subList(from, to);
-        long[] counts;
-        try (PreparedStatement ps = conn.prepareStatement(h.pg.upsertSql())) {
-          bind(ps, h.pg.rowArrays(conn, chunk, upsertValues.subList(from, to), Arrays.copyOfRange(crcs, from, to)));
-          counts = twoCounts(ps);
-        } catch (SQLException e) {
-          throw failure(h, chunk, e);
-        }
-        if (counts[0] + counts[1] != chunk.size()) {
-          throw new StoreException("PostgreSQL commit to table " + h.path() + " at " + endpoint + ": of "
-              + chunk.size() + " rows " + counts[0] + " were updated and " + counts[1] + " inserted; the others were "
-              + "neither (this is a bug of the store); nothing was applied", null, false,
-              ErrorContext.of(h.path(), null));
-        }
-      }
-      for (int from = 0; from < deletes.size(); from += CHUNK) {
-        List<TableKey> chunk = deletes.subList(from, Math.min(deletes.size(), from + CHUNK));
-        try {
-          long[] counts;
-          try (PreparedStatement ps = conn.prepareStatement(h.pg.deleteProbeSql())) {
-            bind(ps, h.pg.keyArrays(conn, chunk));
-            counts = twoCounts(ps);
-          }
-          if (counts[1] > 0) {
-            try (PreparedStatement ps = conn.prepareStatement(h.pg.deleteSql())) {
-              bind(ps, h.pg.keyArrays(conn, chunk));
-              ps.executeUpdate();
-            }
-          }
-        } catch (SQLException e) {
-          throw failure(h, chunk, e);
-        }
-      }
-    }
-
-    private long[] twoCounts(PreparedStatement ps) throws SQLException {
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new long[] {rs.getLong(1), rs.getLong(2)};
-      }
-    }
-
-    /** A failed statement of the commit: a conflict, or a store failure. */
-    private RuntimeException failure(Handle h, List<TableKey> keys, SQLException e) {
-      if (!SqlErrors.isConflict(e)) {
-        return SqlErrors.translate("commit to table " + h.path(), e, endpoint, user, h.path());
-      }
-      TableKey first = keys.get(0);
-      StringBuilder which = new StringBuilder("key ").append(first.describeParts()).append(" (").append(first)
-          .append(')');
-      if (keys.size() > 1) {
-        which.append(" or another of the ").append(keys.size()).append(" rows this transaction writes there (");
-        for (int i = 1; i < Math.min(keys.size(), 6); i++) {
-          which.append(i == 1 ? "" : ", ").append(keys.get(i).describeParts());
-        }
-        which.append(keys.size() > 6 ? ", ...)" : ")");
-      }
-      CommitConflictException conflict = new CommitConflictException("Commit conflict on table " + h.path() + " "
-          + which + " in " + describe() + ": the row was written by a transaction that committed after this one "
-          + "began (" + e.getMessage().replace('\n', ' ') + "); nothing of this transaction was applied", h.path(),
-          first.describeParts());
-      conflict.addSuppressed(e);
-      return conflict;
-    }
-
-    /** @throws IllegalStateException if the store closed this transaction. Call under {@link #io}. */
-    private void checkLive() {
-      if (released) {
-        throw new IllegalStateException("the transaction is over (its store was closed)");
-      }
-    }
-
-    /** Ends the SQL transaction (rolling back what was not committed) and returns the connection. */
-    @Override
-    protected void finished() {
-      synchronized (io) {
-        if (!released) {
-          released = true;
-          rollbackQuietly(conn);
-          closeQuietly(conn);
-        }
-      }
-      open.remove(this);
-    }
-
-    /** Called by {@link PostgresTableStore#close()}: rolls back and returns the connection. */
-    void kill() {
-      finished();
-    }
-
-    @Override
-    public String toString() {
-      Lease lease = leaseOrNull();
-      return "PostgreSQL transaction" + (lease == null ? "" : " under " + lease) + " on " + describe();
-    }
   }
 
   /**

@@ -6,70 +6,22 @@ import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.errors.StoreException;
-import io.epochal.store.rocksdb.internal.ByteKey;
-import io.epochal.store.rocksdb.internal.DirectoryLock;
-import io.epochal.store.rocksdb.internal.Failures;
-import io.epochal.store.rocksdb.internal.FormatFile;
-import io.epochal.store.rocksdb.internal.KeyEncoding;
-import io.epochal.store.rocksdb.internal.LeaseFile;
-import io.epochal.store.rocksdb.internal.SchemaText;
-import io.epochal.store.rocksdb.internal.ValueEncoding;
-import io.epochal.store.rocksdb.internal.Watermark;
-import io.epochal.store.table.Column;
-import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
-import io.epochal.store.table.Row;
-import io.epochal.store.table.StagedTransaction;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
-import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
-import org.rocksdb.AbstractEventListener;
-import org.rocksdb.ColumnFamilyDescriptor;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.DBOptions;
-import org.rocksdb.FlushJobInfo;
-import org.rocksdb.FlushOptions;
-import org.rocksdb.InfoLogLevel;
-import org.rocksdb.Options;
-import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Statistics;
-import org.rocksdb.StatsLevel;
 import org.rocksdb.TickerType;
-import org.rocksdb.WALRecoveryMode;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -187,23 +139,6 @@ public final class RocksDbTableStore implements TableStore {
 
   /** The RocksDB database's directory inside the state directory. */
   static final String DB_DIR = "db";
-  private static final String TABLE_CF_PREFIX = "t:";
-  private static final String SCHEMA_KEY_PREFIX = "schema/";
-  private static final String LEASE_KEY_PREFIX = "lease/";
-  private static final byte[] DATABASE_ID_KEY = "meta/database-id".getBytes(StandardCharsets.UTF_8);
-  /** Written once format.properties exists: a database with it but no format file lost that file. */
-  private static final byte[] INITIALISED_KEY = "meta/initialised".getBytes(StandardCharsets.UTF_8);
-  /**
-   * The key of each table's commit marker, in the table's column family: the number of the last commit that wrote
-   * the table. It sorts before every row key (those start with a type tag, 0x02 or more).
-   */
-  private static final byte[] MARKER_KEY = {0x00};
-  /** Where scans of a table's rows start: after its marker. */
-  private static final byte[] FIRST_ROW_KEY = {0x01};
-  /** The default column family's copy of each table's marker: {@code written/<path>}. */
-  private static final String WRITTEN_KEY_PREFIX = "written/";
-  private static final String REBUILT_OWNER = "(fenced: the LEASE file was rebuilt)";
-  private static final int PRUNE_EVERY = 1024;
 
   static {
     RocksDB.loadLibrary();
@@ -211,140 +146,34 @@ public final class RocksDbTableStore implements TableStore {
 
   private final Path dir;
   private final SyncPolicy sync;
-  private final CommitHook hook;
-  private final ReadHook readHook;
   private final boolean readOnly;
-  private final DirectoryLock dirLock;
-  /** The lease file; null when read-only. */
-  private final LeaseFile leases;
-  private final Statistics statistics;
-  private final DBOptions dbOptions;
-  private final ColumnFamilyOptions cfOptions;
-  private final WriteOptions writeOptions;
-  private final WriteOptions metaWriteOptions;
-  private final ReadOptions readOptions;
-  private final FlushListener flushListener;
-  private final RocksDB db;
-  private final ColumnFamilyHandle defaultCf;
-  /** The database's id; empty only for a format-1 directory opened read-only. */
-  private final Optional<String> databaseId;
-  /** Whether cells of the unchecked format-1 encoding may be read. */
-  private final boolean legacyCells;
-  /** The file key (device and inode) of {@code db/} at open, or null where the file system has none. */
-  private final Object dbDirKey;
-  /** Every column family handle, the default one first; closed by {@link #close()}. Guarded by tablesLock. */
-  private final List<ColumnFamilyHandle> handles = new ArrayList<>();
-  /** Read lock: any use of a native handle. Write lock: {@link #close()}. */
-  private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
-  private volatile boolean closed;
-
-  private final Object tablesLock = new Object();
-  private final Map<String, Handle> tables = new HashMap<>(); // guarded by tablesLock
-  /** Column families of tables whose schema row is missing (a crash between creating both); all empty. */
-  private final Map<String, ColumnFamilyHandle> unregistered = new HashMap<>(); // guarded by tablesLock
-
-  /**
-   * The highest generation of each lease this store has issued or seen in the lease file: a file showing a lower one
-   * was rolled back (an old copy restored), and fences every holder. Guarded by itself.
-   */
-  private final Map<String, Long> highestSeen = new HashMap<>();
-
-  /** Guards the watermark; never held while waiting for anything else. */
-  private final Object watermarkLock = new Object();
-  private long watermark = -1; // guarded by watermarkLock; the sequence number last written to WATERMARK
-
-  /** Guards the conflict state below; only taken inside the directory's commit lock. */
-  private final Object conflicts = new Object();
-  private long commitSeq; // guarded by conflicts
-  /** The number of the last commit that wrote rows (durable in the markers); guarded by conflicts. */
-  private long lastMarker;
-  private final HashMap<ByteKey, Long> lastWrite = new HashMap<>(); // guarded by conflicts
-  private long commitsSincePrune; // guarded by conflicts
-  private int pruneAtSize = 4 * PRUNE_EVERY; // guarded by conflicts
-  /** The transactions open now, by the commit number they began after. Guarded by conflicts. */
-  private final StagedTransaction.OpenTransactions active = new StagedTransaction.OpenTransactions();
-
-  /** What opening the database found. */
-  private record Opened(RocksDB db, Optional<String> databaseId, boolean legacyCells, boolean created) {
-  }
+  private final StoreLife life;
+  private final OpenDatabase database;
+  private final Durability durability;
+  private final TableCatalog tables;
+  /** The leases; null when read-only. */
+  private final LeaseKeeper leases;
+  private final Commits commits;
+  private final RowReader reader;
 
   private RocksDbTableStore(Builder b) {
     this.dir = b.dir;
     this.sync = b.sync == null ? SyncPolicy.WAL : b.sync;
-    this.hook = b.hook == null ? CommitHook.NONE : b.hook;
-    this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
     this.readOnly = b.readOnly;
-    Duration openTimeout = b.openTimeout == null ? Duration.ZERO : b.openTimeout;
-    Path dbDir = dir.resolve(DB_DIR);
-    prepareDirectory();
-    long deadline = System.nanoTime() + openTimeout.toNanos();
-    this.dirLock = readOnly ? DirectoryLock.shared(dir) : lockDirectory(openTimeout, deadline);
-    boolean ok = false;
-    LeaseFile lf = null;
-    Statistics stats = null;
-    DBOptions dbo = null;
-    ColumnFamilyOptions cfo = null;
-    WriteOptions wo = null;
-    WriteOptions mwo = null;
-    ReadOptions ro = null;
-    FlushListener listener = null;
-    Opened opened = null;
+    this.life = new StoreLife(describe());
+    this.durability = new Durability(dir, readOnly);
+    this.database = OpenDatabase.open(dir, sync, readOnly, b.openTimeout == null ? Duration.ZERO : b.openTimeout,
+        durability);
+    this.tables = new TableCatalog(this, database);
+    this.leases = readOnly ? null : new LeaseKeeper(database, tables.defaultCf());
+    this.commits = new Commits(database, tables.defaultCf(), b.hook == null ? CommitHook.NONE : b.hook, leases,
+        durability);
+    this.reader = new RowReader(database, b.readHook == null ? ReadHook.NONE : b.readHook, life);
     try {
-      lf = readOnly ? null : LeaseFile.open(dir);
-      stats = new Statistics();
-      stats.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
-      listener = readOnly ? null : new FlushListener();
-      dbo = new DBOptions()
-          .setCreateIfMissing(false)
-          .setCreateMissingColumnFamilies(false)
-          .setAtomicFlush(true)
-          .setWalRecoveryMode(WALRecoveryMode.PointInTimeRecovery)
-          .setMaxTotalWalSize(64L << 20)
-          .setKeepLogFileNum(3)
-          .setMaxLogFileSize(1L << 20)
-          .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
-          .setStatistics(stats);
-      if (listener != null) {
-        dbo.setListeners(List.of(listener));
-      }
-      cfo = new ColumnFamilyOptions().setWriteBufferSize(8L << 20);
-      wo = new WriteOptions().setSync(sync == SyncPolicy.FSYNC);
-      mwo = new WriteOptions().setSync(true);
-      ro = new ReadOptions().setVerifyChecksums(true);
-      opened = readOnly ? openReadOnly(dbDir, dbo, cfo, ro)
-          : openForWriting(dbDir, dbo, cfo, ro, mwo, lf, deadline, openTimeout);
-      ok = true;
-    } finally {
-      if (!ok) {
-        closeQuietly(ro, mwo, wo, cfo, dbo, listener, stats);
-        if (lf != null) {
-          lf.close();
-        }
-        dirLock.close();
-      }
-    }
-    this.leases = lf;
-    this.statistics = stats;
-    this.dbOptions = dbo;
-    this.cfOptions = cfo;
-    this.writeOptions = wo;
-    this.metaWriteOptions = mwo;
-    this.readOptions = ro;
-    this.flushListener = listener;
-    this.db = opened.db();
-    this.databaseId = opened.databaseId();
-    this.legacyCells = opened.legacyCells();
-    this.dbDirKey = fileKey(dbDir);
-    this.defaultCf = handles.get(0);
-    boolean created = opened.created();
-    try {
-      loadSchemas();
+      commits.restoreMarker(tables.load());
       if (!readOnly) {
-        leases.locked(() -> {
-          reconcileLeases(created);
-          return null;
-        });
-        advanceWatermark(latestSequence());
+        leases.reconcile(database.opened.created());
+        durability.advance(database.db.getLatestSequenceNumber());
       }
     } catch (RuntimeException e) {
       close();
@@ -377,43 +206,7 @@ public final class RocksDbTableStore implements TableStore {
    * @throws NullPointerException if an argument is null
    */
   public static Lease takeOverLease(Path dir, String name, String owner) {
-    Objects.requireNonNull(dir, "dir");
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(owner, "owner");
-    Path d = dir.toAbsolutePath().normalize();
-    if (!Files.isDirectory(d)) {
-      throw new StoreException("cannot take over lease '" + name + "': " + d + " is not a state directory", null,
-          false, ErrorContext.NONE);
-    }
-    Optional<FormatFile.Format> format = FormatFile.read(d);
-    if (format.isEmpty()) {
-      throw new StoreException("cannot take over lease '" + name + "': " + d + " is not an initialised state "
-          + "directory (no " + FormatFile.NAME + "); open the store first", null, false, ErrorContext.NONE);
-    }
-    Optional<String> id = format.get().databaseId();
-    try (LeaseFile file = LeaseFile.open(d)) {
-      LeaseFile.Lease l = file.locked(() -> {
-        LeaseFile.Contents c = file.read();
-        Map<String, LeaseFile.Lease> all;
-        long floor = 0;
-        if (c.status() == LeaseFile.Status.OK && c.databaseId().equals(id)) {
-          all = new TreeMap<>(c.leases());
-        } else {
-          Map<String, LeaseFile.Lease> rows = readLeaseRowsReadOnly(d);
-          LOG.warn("{}: {}; rebuilding it from the database's copy of the leases, every lease one generation up",
-              file.path(), c.status() == LeaseFile.Status.OK ? "it belongs to another database" : c.problem());
-          all = fenced(rows, c);
-          floor = rows.containsKey(name) ? rows.get(name).generation() : 0;
-        }
-        long next = Math.max(all.containsKey(name) ? all.get(name).generation() : 0, floor) + 1;
-        LeaseFile.Lease taken = new LeaseFile.Lease(name, next, owner);
-        all.put(name, taken);
-        file.write(id, all);
-        return taken;
-      });
-      LOG.info("took over lease '{}' in {}: generation {} for {}", name, d, l.generation(), owner);
-      return new Lease(name, owner, l.generation());
-    }
+    return LeaseKeeper.takeOver(dir, name, owner);
   }
 
   /**
@@ -429,52 +222,7 @@ public final class RocksDbTableStore implements TableStore {
    * @throws NullPointerException if {@code dir} is null
    */
   public static void destroy(Path dir) {
-    Objects.requireNonNull(dir, "dir");
-    Path d = dir.toAbsolutePath().normalize();
-    if (!Files.exists(d)) {
-      return;
-    }
-    if (!Files.isDirectory(d)) {
-      throw new StoreException("cannot delete the state of " + d + ": it is not a directory", null, false,
-          ErrorContext.NONE);
-    }
-    if (!Files.exists(d.resolve(FormatFile.NAME)) && !Files.exists(d.resolve(DB_DIR))
-        && !Files.exists(d.resolve(Watermark.NAME))) {
-      return; // no state here
-    }
-    String[] busy = new String[1];
-    Optional<DirectoryLock> lock = DirectoryLock.tryExclusive(d, busy);
-    if (lock.isEmpty()) {
-      throw new StoreException("refusing to delete the state of RocksDB state directory " + d + ": " + busy[0]
-          + ". Stop the process using it (or close its store) first; nothing was deleted.", null, false,
-          ErrorContext.NONE);
-    }
-    try (DirectoryLock held = lock.get(); LeaseFile file = LeaseFile.open(d)) {
-      file.locked(() -> {
-        try {
-          Files.deleteIfExists(d.resolve(FormatFile.NAME));
-          Files.deleteIfExists(d.resolve(Watermark.NAME));
-          deleteTree(d.resolve(DB_DIR));
-          Files.deleteIfExists(d.resolve(FormatFile.NAME + ".tmp"));
-          Files.deleteIfExists(d.resolve(Watermark.NAME + ".tmp"));
-        } catch (IOException e) {
-          throw Failures.io("cannot delete the state of RocksDB state directory " + d, e);
-        }
-        return null;
-      });
-    }
-    LOG.info("deleted the state of RocksDB state directory {}", d);
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    StateDirectory.destroy(dir);
   }
 
   /** @return the state directory */
@@ -511,66 +259,18 @@ public final class RocksDbTableStore implements TableStore {
   @Override
   public Table openTable(TableSchema schema) {
     Objects.requireNonNull(schema, "schema");
-    life.readLock().lock();
-    try {
-      checkOpen();
-      synchronized (tablesLock) {
-        Handle existing = tables.get(schema.path());
-        if (existing != null) {
-          if (!existing.schema.equals(schema)) {
-            throw new SchemaMismatchException(schema.path() + " in RocksDB state directory " + dir,
-                schema + " (fingerprint " + SchemaText.fingerprint(schema) + ")",
-                existing.schema + " (fingerprint " + SchemaText.fingerprint(existing.schema) + ")");
-          }
-          return existing;
-        }
-        if (readOnly) {
-          throw new StoreException("table " + schema.path() + " does not exist in RocksDB state directory " + dir
-              + ", opened read-only: it cannot be created", null, false, ErrorContext.NONE.withTable(schema.path()));
-        }
-        ColumnFamilyHandle cf = unregistered.remove(schema.path());
-        if (cf == null) {
-          cf = db.createColumnFamily(new ColumnFamilyDescriptor(cfName(schema.path()), cfOptions));
-          handles.add(cf);
-        }
-        db.put(defaultCf, metaWriteOptions, schemaKey(schema.path()),
-            SchemaText.write(schema).getBytes(StandardCharsets.UTF_8));
-        Handle h = new Handle(this, schema, cf);
-        tables.put(schema.path(), h);
-        return h;
-      }
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot create table " + schema.path() + " in RocksDB state directory " + dir, e);
-    } finally {
-      life.readLock().unlock();
-    }
+    return life.whileOpen(() -> tables.open(schema, readOnly));
   }
 
   @Override
   public Optional<Table> findTable(String path) {
     Objects.requireNonNull(path, "path");
-    life.readLock().lock();
-    try {
-      checkOpen();
-      synchronized (tablesLock) {
-        return Optional.ofNullable(tables.get(path));
-      }
-    } finally {
-      life.readLock().unlock();
-    }
+    return life.whileOpen(() -> tables.find(path).map(Table.class::cast));
   }
 
   /** @return the paths of every table of the database, sorted */
   public List<String> tablePaths() {
-    life.readLock().lock();
-    try {
-      checkOpen();
-      synchronized (tablesLock) {
-        return List.copyOf(new java.util.TreeSet<>(tables.keySet()));
-      }
-    } finally {
-      life.readLock().unlock();
-    }
+    return life.whileOpen(tables::paths);
   }
 
   /**
@@ -585,46 +285,12 @@ public final class RocksDbTableStore implements TableStore {
   public Lease acquireLease(String name, String owner) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(owner, "owner");
-    checkOpen();
+    life.checkOpen();
     checkWritable("acquire lease '" + name + "'");
-    life.readLock().lock();
-    try {
-      checkOpen();
-      checkNotReplaced("acquire lease '" + name + "'");
-      LeaseFile.Lease l = leases.locked(() -> {
-        LeaseFile.Contents c = leases.read();
-        Map<String, LeaseFile.Lease> rows = leaseRows();
-        Map<String, LeaseFile.Lease> all;
-        if (c.belongsTo(databaseId.orElseThrow())) {
-          all = new TreeMap<>(c.leases());
-        } else if (c.status() == LeaseFile.Status.MISSING && rows.isEmpty()) {
-          all = new TreeMap<>(); // the first lease of a new directory
-        } else {
-          LOG.warn("{}: {}; rebuilding it from the database's copy, every lease one generation up", leases.path(),
-              c.status() == LeaseFile.Status.OK ? "it belongs to another database" : c.problem());
-          all = fenced(rows, c);
-          for (LeaseFile.Lease rebuilt : all.values()) {
-            putLeaseRow(rebuilt);
-          }
-        }
-        long fromFile = all.containsKey(name) ? all.get(name).generation() : 0;
-        long fromDb = rows.containsKey(name) ? rows.get(name).generation() : 0;
-        long fromMemory;
-        synchronized (highestSeen) {
-          fromMemory = highestSeen.getOrDefault(name, 0L);
-        }
-        LeaseFile.Lease next = new LeaseFile.Lease(name, Math.max(Math.max(fromFile, fromDb), fromMemory) + 1,
-            owner);
-        all.put(name, next);
-        leases.write(databaseId, all);
-        putLeaseRow(next);
-        seen(all);
-        return next;
-      });
-      return new Lease(name, owner, l.generation());
-    } finally {
-      life.readLock().unlock();
-    }
+    return life.whileOpen(() -> {
+      durability.checkNotReplaced("acquire lease '" + name + "'");
+      return leases.acquire(name, owner);
+    });
   }
 
   @Override
@@ -644,37 +310,14 @@ public final class RocksDbTableStore implements TableStore {
   @Override
   public StoreTransaction begin(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    checkOpen();
+    life.checkOpen();
     checkWritable("begin a transaction under " + lease);
-    LeaseFile.Contents c = leases.read();
-    if (c.belongsTo(databaseId.orElseThrow())) {
-      LeaseFile.Lease current = c.get(lease.name());
-      long seen;
-      synchronized (highestSeen) {
-        seen = highestSeen.getOrDefault(lease.name(), 0L);
-      }
-      if (lease.generation() > current.generation() && lease.generation() > seen) {
-        throw new IllegalArgumentException(lease + " was not issued in RocksDB state directory " + dir
-            + " (its current generation of lease '" + lease.name() + "' is " + current.generation() + ")");
-      }
-    }
-    checkLease(c, lease, "Cannot begin a transaction");
+    leases.checkBegin(lease);
     return start(lease);
   }
 
   private StoreTransaction start(Lease lease) {
-    life.readLock().lock();
-    try {
-      checkOpen();
-      long begin;
-      synchronized (conflicts) {
-        begin = commitSeq;
-        active.opened(begin);
-      }
-      return new Tx(begin, lease);
-    } finally {
-      life.readLock().unlock();
-    }
+    return life.whileOpen(() -> new RocksDbTransaction(this, reader, commits, life, commits.begin(), lease));
   }
 
   /**
@@ -688,44 +331,9 @@ public final class RocksDbTableStore implements TableStore {
    * @throws IllegalArgumentException if {@code table} is not a table of this store
    */
   public void inspect(Table table, Consumer<InspectedRow> sink) {
-    Handle h = handleOf(table);
+    TableHandle h = handleOf(table);
     Objects.requireNonNull(sink, "sink");
-    String path = h.schema.path();
-    readHook.beforeRead(path);
-    life.readLock().lock();
-    try (RocksIterator it = db.newIterator(h.cf, readOptions)) {
-      checkOpen();
-      String last = null;
-      for (it.seek(FIRST_ROW_KEY); it.isValid(); it.next()) {
-        byte[] keyBytes = it.key();
-        TableKey key;
-        try {
-          key = h.decodeKey(keyBytes);
-        } catch (StateCorruptedException e) {
-          last = "0x" + HexFormat.of().formatHex(keyBytes);
-          sink.accept(new InspectedRow(last, Optional.empty(), Optional.of(e)));
-          continue;
-        }
-        last = key.describeParts();
-        try {
-          sink.accept(new InspectedRow(last, Optional.of(h.decodeRow(key, keyBytes,
-              readHook.storedBytes(path, it.value()))), Optional.empty()));
-        } catch (StateCorruptedException e) {
-          sink.accept(new InspectedRow(last, Optional.empty(), Optional.of(e)));
-        }
-      }
-      try {
-        it.status();
-      } catch (RocksDBException e) {
-        if (!Failures.isCorruption(e)) {
-          throw Failures.rocks("RocksDB scan of table " + path + " in state directory " + dir + " failed", e);
-        }
-        String where = last == null ? "(before the first row)" : "(after " + last + ")";
-        sink.accept(new InspectedRow(where, Optional.empty(), Optional.of(h.unreadable(where, e))));
-      }
-    } finally {
-      life.readLock().unlock();
-    }
+    reader.inspect(h, sink);
   }
 
   @Override
@@ -748,850 +356,28 @@ public final class RocksDbTableStore implements TableStore {
   @Override
   public void close() {
     life.writeLock().lock();
-    RuntimeException failure = null;
     try {
-      if (closed) {
+      if (!life.markClosed() || !database.close(tables)) {
         return;
       }
-      closed = true;
-      if (db != null && !readOnly && directoryReplaced()) {
-        // The state directory was deleted and re-created under this open store: RocksDB's close would write a
-        // MANIFEST and CURRENT into the directory that replaced it (by path). Leave the database open, its
-        // background work paused; the process releases it when it exits.
-        try {
-          db.pauseBackgroundWork();
-        } catch (RocksDBException e) {
-          LOG.debug("pausing the background work of {} failed", dir, e);
-        }
-        LOG.error("RocksDB state directory {} was deleted or replaced while this store had it open: the database "
-            + "is not closed (closing would write into the new directory); stop this process", dir);
-        return;
-      }
-      if (db != null) {
-        if (!readOnly) {
-          try {
-            db.syncWal();
-            advanceWatermark(db.getLatestSequenceNumber());
-          } catch (RocksDBException e) {
-            failure = Failures.rocks("closing RocksDB state directory " + dir + " failed", e);
-          } catch (RuntimeException e) {
-            failure = e;
-          }
-        }
-        synchronized (tablesLock) {
-          for (ColumnFamilyHandle h : handles) {
-            h.close();
-          }
-          handles.clear();
-          unregistered.clear();
-          tables.clear();
-        }
-        try {
-          db.closeE();
-        } catch (RocksDBException e) {
-          failure = failure == null ? Failures.rocks("closing RocksDB state directory " + dir + " failed", e)
-              : failure;
-        }
-      }
-      closeQuietly(readOptions, metaWriteOptions, writeOptions, cfOptions, dbOptions, flushListener, statistics);
     } finally {
       life.writeLock().unlock();
-      if (leases != null) {
-        leases.close();
-      }
-      dirLock.close();
-    }
-    if (failure != null) {
-      throw failure;
+      database.releaseLocks();
     }
     LOG.info("closed {}", describe());
   }
 
   /** WAL syncs since open (RocksDB ticker {@code WAL_FILE_SYNCED}); for tests of the sync policy. */
   long walSyncCount() {
-    life.readLock().lock();
-    try {
-      checkOpen();
-      return statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
-    } finally {
-      life.readLock().unlock();
-    }
+    return life.whileOpen(() -> database.options.statistics.getTickerCount(TickerType.WAL_FILE_SYNCED));
   }
 
   /** Flushes every table to SST files (for tests that damage SST files). */
   void flushForTest() {
-    life.readLock().lock();
-    try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
-      checkOpen();
-      synchronized (tablesLock) {
-        db.flush(fo, new ArrayList<>(handles));
-      }
-    } catch (RocksDBException e) {
-      throw Failures.rocks("flush of " + dir + " failed", e);
-    } finally {
-      life.readLock().unlock();
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------------ opening
-
-  private void prepareDirectory() {
-    if (Files.exists(dir) && !Files.isDirectory(dir)) {
-      throw new StoreException("RocksDB state directory " + dir + " is not a directory (a file of that name "
-          + "exists); pass a directory", null, false, ErrorContext.NONE);
-    }
-    if (readOnly) {
-      if (!Files.isDirectory(dir)) {
-        throw new StoreException("RocksDB state directory " + dir + " does not exist (opening it read-only)", null,
-            false, ErrorContext.NONE);
-      }
-      return;
-    }
-    try {
-      Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw Failures.io("cannot create the RocksDB state directory " + dir, e);
-    }
-  }
-
-  private DirectoryLock lockDirectory(Duration timeout, long deadline) {
-    long backoffMillis = 10;
-    while (true) {
-      String[] busy = new String[1];
-      Optional<DirectoryLock> lock = DirectoryLock.tryExclusive(dir, busy);
-      if (lock.isPresent()) {
-        return lock.get();
-      }
-      if (System.nanoTime() >= deadline) {
-        throw busy(timeout, busy[0], null);
-      }
-      backoffMillis = sleep(backoffMillis);
-    }
-  }
-
-  private StoreException busy(Duration timeout, String why, Throwable cause) {
-    return new StoreException("RocksDB state directory " + dir + " is open in another process (or another store "
-        + "of this one" + (why == null ? "" : "; here " + why) + ") and was not released within " + timeout
-        + "; RocksDB allows one process per directory. Leases: " + leaseSummary() + ". To replace a hung worker, "
-        + "take its lease over with RocksDbTableStore.takeOverLease (it then fails its next commit and lets go) "
-        + "and open with a longer openTimeout.", cause);
-  }
-
-  private long sleep(long backoffMillis) {
-    try {
-      Thread.sleep(backoffMillis);
-    } catch (InterruptedException ie) {
-      Thread.currentThread().interrupt();
-      throw new StoreException("interrupted while waiting for RocksDB state directory " + dir, ie);
-    }
-    return Math.min(backoffMillis * 2, 200);
-  }
-
-  private Opened openForWriting(Path dbDir, DBOptions dbo, ColumnFamilyOptions cfo, ReadOptions ro,
-      WriteOptions mwo, LeaseFile lf, long deadline, Duration timeout) {
-    long backoffMillis = 10;
-    while (true) {
-      try {
-        return lf.locked(() -> openOrCreate(dbDir, dbo, cfo, ro, mwo));
-      } catch (LockedByAnother e) {
-        if (System.nanoTime() >= deadline) {
-          throw busy(timeout, null, e.getCause());
-        }
-        backoffMillis = sleep(backoffMillis);
-      }
-    }
-  }
-
-  /** Runs under the lease lock and the directory lock: no other store opens, creates or destroys it meanwhile. */
-  private Opened openOrCreate(Path dbDir, DBOptions dbo, ColumnFamilyOptions cfo, ReadOptions ro,
-      WriteOptions mwo) {
-    Optional<FormatFile.Format> format = FormatFile.read(dir);
-    boolean hasDb = Files.exists(dbDir.resolve("CURRENT"));
-    if (format.isEmpty()) {
-      if (!hasDb) {
-        return create(dbDir, dbo, cfo, mwo);
-      }
-      // A database without format file: our own creation, interrupted before the format was written, or a foreign
-      // database. Only an empty database with our id (or nothing at all) is ours.
-      RocksDB rdb = open(dbDir, dbo, cfo, false);
-      boolean ok = false;
-      try {
-        Optional<String> id = readDatabaseId(rdb, ro);
-        if (handles.size() > 1 || hasKeysOtherThan(rdb, ro, DATABASE_ID_KEY)) { // e.g. INITIALISED_KEY
-          throw new StoreException("RocksDB state directory " + dir + " holds a database but no " + FormatFile.NAME
-              + ": it was not written by epochal-store-rocksdb, or the file was removed. Expected " + FormatFile.NAME
-              + " with " + FormatFile.EXPECTED + " and a database.id. Nothing was changed; restore the file from a "
-              + "backup of the directory.", null, false, ErrorContext.NONE);
-        }
-        String dbId = id.isPresent() ? id.get() : newDatabaseId(rdb, mwo);
-        finishCreation(rdb, dbId, false, mwo);
-        ok = true;
-        return new Opened(rdb, Optional.of(dbId), false, true);
-      } finally {
-        if (!ok) {
-          closeDb(rdb);
-        }
-      }
-    }
-    FormatFile.Format f = format.get();
-    if (!hasDb) {
-      throw lost("its database is missing (no " + dbDir.resolve("CURRENT") + "): the database's metadata was deleted "
-          + "or lost", null);
-    }
-    RocksDB rdb = open(dbDir, dbo, cfo, true);
-    boolean ok = false;
-    try {
-      Optional<String> id = readDatabaseId(rdb, ro);
-      String dbId;
-      boolean legacy = f.legacyCells();
-      if (f.version() == FormatFile.VERSION) {
-        dbId = checkDatabaseId(f, id);
-        checkWatermark(dbId, latestSequence(rdb));
-        markInitialised(rdb, mwo); // a no-op unless the creation stopped right after writing the format file
-      } else {
-        // format 1: upgrade (a database id, a watermark, format 2 reading the old cells)
-        dbId = id.isPresent() ? id.get() : newDatabaseId(rdb, mwo);
-        finishCreation(rdb, dbId, true, mwo);
-        LOG.info("upgraded RocksDB state directory {} from format {} to {}: rows written from now on are "
-            + "checksummed, older rows are read as before", dir, FormatFile.LEGACY_VERSION, FormatFile.VERSION);
-        legacy = true;
-      }
-      ok = true;
-      return new Opened(rdb, Optional.of(dbId), legacy, false);
-    } finally {
-      if (!ok) {
-        closeDb(rdb);
-      }
-    }
-  }
-
-  private Opened create(Path dbDir, DBOptions dbo, ColumnFamilyOptions cfo, WriteOptions mwo) {
-    try {
-      Files.createDirectories(dbDir);
-    } catch (IOException e) {
-      throw Failures.io("cannot create " + dbDir, e);
-    }
-    RocksDB rdb;
-    dbo.setCreateIfMissing(true);
-    try {
-      rdb = open(dbDir, dbo, cfo, false);
-    } finally {
-      dbo.setCreateIfMissing(false);
-    }
-    boolean ok = false;
-    try {
-      String id = newDatabaseId(rdb, mwo);
-      finishCreation(rdb, id, false, mwo);
-      ok = true;
-      LOG.info("created RocksDB state directory {} (database {})", dir, id);
-      return new Opened(rdb, Optional.of(id), false, true);
-    } finally {
-      if (!ok) {
-        closeDb(rdb);
-      }
-    }
-  }
-
-  private String newDatabaseId(RocksDB rdb, WriteOptions mwo) {
-    String id = UUID.randomUUID().toString();
-    try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
-      rdb.put(handles.get(0), mwo, DATABASE_ID_KEY, id.getBytes(StandardCharsets.UTF_8));
-      rdb.flush(fo, List.of(handles.get(0)));
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot initialise the database of RocksDB state directory " + dir, e);
-    }
-    return id;
-  }
-
-  /**
-   * The last steps of creating (or upgrading) a directory: the watermark, the format file, then the mark in the
-   * database that the format file exists. A crash before the format file leaves a database holding only its id,
-   * which the next open completes; after it, the directory is initialised.
-   */
-  private void finishCreation(RocksDB rdb, String id, boolean legacyCells, WriteOptions mwo) {
-    Watermark.write(dir, new Watermark.Mark(id, latestSequence(rdb)));
-    FormatFile.write(dir, id, legacyCells);
-    markInitialised(rdb, mwo);
-  }
-
-  private void markInitialised(RocksDB rdb, WriteOptions mwo) {
-    try {
-      if (rdb.get(handles.get(0), INITIALISED_KEY) == null) {
-        rdb.put(handles.get(0), mwo, INITIALISED_KEY, new byte[] {1});
-      }
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot initialise the database of RocksDB state directory " + dir, e);
-    }
-  }
-
-  private String checkDatabaseId(FormatFile.Format f, Optional<String> id) {
-    String expected = f.databaseId().orElseThrow();
-    if (id.isEmpty()) {
-      throw lost("its database lost its metadata rows (the database id " + expected + " is not in it): files of "
-          + "the database are missing or damaged", null);
-    }
-    if (!id.get().equals(expected)) {
-      throw lost("it holds database " + id.get() + ", but " + FormatFile.NAME + " records database " + expected
-          + ": the database was replaced or re-created", null);
-    }
-    return expected;
-  }
-
-  private void checkWatermark(String id, long latest) {
-    Optional<Watermark.Mark> mark;
-    try {
-      mark = Watermark.read(dir);
-    } catch (IllegalArgumentException e) {
-      throw lost(Watermark.NAME + " is damaged (" + e.getMessage() + ")", e);
-    }
-    if (mark.isEmpty()) {
-      throw lost(Watermark.NAME + " is missing: how far the database is known durable cannot be checked", null);
-    }
-    if (!id.equals(mark.get().databaseId())) {
-      throw lost(Watermark.NAME + " belongs to database " + mark.get().databaseId() + ", not to this one (" + id
-          + "): the database was replaced or re-created", null);
-    }
-    if (latest < mark.get().sequence()) {
-      throw lost("its database lost committed data: it recovered to RocksDB sequence number " + latest + ", but it "
-          + "had made sequence number " + mark.get().sequence() + " durable (" + Watermark.NAME + "); its MANIFEST, "
-          + "CURRENT, WAL or SST files are missing, truncated or damaged", null);
-    }
-    synchronized (watermarkLock) {
-      watermark = mark.get().sequence();
-    }
-  }
-
-  private StoreException lost(String what, Throwable cause) {
-    return new StoreException("RocksDB state directory " + dir + " is initialised (" + FormatFile.NAME + ") but "
-        + what + ". It is refused rather than read as an older or empty state; nothing was opened for writing or "
-        + "changed. Restore the directory from a backup, or, to start over and lose its state, delete it with "
-        + "RocksDbTableStore.destroy (CLI: --fresh true).", cause, false, ErrorContext.NONE);
-  }
-
-  private Opened openReadOnly(Path dbDir, DBOptions dbo, ColumnFamilyOptions cfo, ReadOptions ro) {
-    Optional<FormatFile.Format> format = FormatFile.read(dir);
-    if (format.isEmpty()) {
-      throw new StoreException(dir + " is not an initialised RocksDB state directory (no " + FormatFile.NAME + ")",
-          null, false, ErrorContext.NONE);
-    }
-    FormatFile.Format f = format.get();
-    if (!Files.exists(dbDir.resolve("CURRENT"))) {
-      throw lost("its database is missing (no " + dbDir.resolve("CURRENT") + ")", null);
-    }
-    RocksDB rdb;
-    List<ColumnFamilyHandle> opened = new ArrayList<>();
-    List<ColumnFamilyDescriptor> descriptors;
-    try {
-      descriptors = descriptors(dbDir, cfo);
-      rdb = RocksDB.openReadOnly(dbo, dbDir.toString(), descriptors, opened, false);
-    } catch (RocksDBException e) {
-      opened.forEach(ColumnFamilyHandle::close);
-      StoreException s = Failures.rocks("cannot open RocksDB state directory " + dir + " read-only", e);
-      throw s.retryable() ? lost("its database cannot be opened (" + e.getMessage() + ")", e) : s;
-    }
-    register(descriptors, opened);
-    boolean ok = false;
-    try {
-      Optional<String> id = readDatabaseId(rdb, ro);
-      if (f.version() == FormatFile.VERSION) {
-        checkDatabaseId(f, id);
-        checkWatermark(id.get(), latestSequence(rdb));
-      }
-      ok = true;
-      return new Opened(rdb, f.databaseId(), f.legacyCells(), false);
-    } finally {
-      if (!ok) {
-        closeDb(rdb);
-      }
-    }
-  }
-
-  /** Signals that RocksDB's own lock of the directory is held by someone else (retried until the timeout). */
-  private static final class LockedByAnother extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    LockedByAnother(RocksDBException cause) {
-      super(cause);
-    }
-  }
-
-  private static List<ColumnFamilyDescriptor> descriptors(Path dbDir, ColumnFamilyOptions cfo)
-      throws RocksDBException {
-    List<byte[]> names;
-    try (Options listOptions = new Options()) {
-      names = Files.exists(dbDir.resolve("CURRENT"))
-          ? RocksDB.listColumnFamilies(listOptions, dbDir.toString()) : List.of();
-    }
-    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfo));
-    for (byte[] name : names) {
-      if (!Arrays.equals(name, RocksDB.DEFAULT_COLUMN_FAMILY)) {
-        descriptors.add(new ColumnFamilyDescriptor(name, cfo));
-      }
-    }
-    return descriptors;
-  }
-
-  private RocksDB open(Path dbDir, DBOptions dbo, ColumnFamilyOptions cfo, boolean initialised) {
-    List<ColumnFamilyHandle> opened = new ArrayList<>();
-    try {
-      List<ColumnFamilyDescriptor> descriptors = descriptors(dbDir, cfo);
-      RocksDB rdb = RocksDB.open(dbo, dbDir.toString(), descriptors, opened);
-      register(descriptors, opened);
-      return rdb;
-    } catch (RocksDBException e) {
-      for (ColumnFamilyHandle h : opened) {
-        h.close();
-      }
-      if (isLockedByAnother(e)) {
-        throw new LockedByAnother(e);
-      }
-      StoreException s = Failures.rocks("cannot open RocksDB state directory " + dir, e);
-      if (initialised && s.retryable()) {
-        // an initialised directory whose database does not open (a missing MANIFEST, a CURRENT naming nothing):
-        // no retry brings the files back
-        throw lost("its database cannot be opened (" + e.getMessage() + ")", e);
-      }
-      throw s;
-    }
-  }
-
-  private void register(List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> opened) {
-    synchronized (tablesLock) {
-      handles.addAll(opened); // the default column family first
-      for (int i = 1; i < opened.size(); i++) {
-        String cf = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
-        if (cf.startsWith(TABLE_CF_PREFIX)) {
-          unregistered.put(cf.substring(TABLE_CF_PREFIX.length()), opened.get(i));
-        }
-      }
-    }
-  }
-
-  private void closeDb(RocksDB rdb) {
-    synchronized (tablesLock) {
-      for (ColumnFamilyHandle h : handles) {
-        h.close();
-      }
-      handles.clear();
-      unregistered.clear();
-      tables.clear();
-    }
-    try {
-      rdb.closeE();
-    } catch (RocksDBException e) {
-      LOG.debug("closing {} after a failed open failed", dir, e);
-    }
-  }
-
-  private static boolean isLockedByAnother(RocksDBException e) {
-    String m = String.valueOf(e.getMessage());
-    return m.contains("/LOCK") || m.contains("lock hold by current process") || m.contains("No locks available");
-  }
-
-  private Optional<String> readDatabaseId(RocksDB rdb, ReadOptions ro) {
-    try {
-      byte[] id = rdb.get(handles.get(0), ro, DATABASE_ID_KEY);
-      return id == null ? Optional.empty() : Optional.of(new String(id, StandardCharsets.UTF_8));
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot read the database id of RocksDB state directory " + dir, e);
-    }
-  }
-
-  private boolean hasKeysOtherThan(RocksDB rdb, ReadOptions ro, byte[] key) {
-    try (RocksIterator it = rdb.newIterator(handles.get(0), ro)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        if (!Arrays.equals(it.key(), key)) {
-          return true;
-        }
-      }
-      it.status();
-      return false;
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot read RocksDB state directory " + dir, e);
-    }
-  }
-
-  private long latestSequence() {
-    return latestSequence(db);
-  }
-
-  private static long latestSequence(RocksDB rdb) {
-    return rdb.getLatestSequenceNumber();
-  }
-
-  private static Object fileKey(Path p) {
-    try {
-      return Files.readAttributes(p, BasicFileAttributes.class).fileKey();
-    } catch (IOException e) {
+    life.whileOpen(() -> {
+      tables.flush();
       return null;
-    }
-  }
-
-  /**
-   * @return whether the database directory this store opened was deleted or replaced meanwhile (e.g. the state
-   *     directory was deleted and re-created by hand while this store had it open)
-   */
-  private boolean directoryReplaced() {
-    Path dbDir = dir.resolve(DB_DIR);
-    try {
-      Object now = Files.readAttributes(dbDir, BasicFileAttributes.class).fileKey();
-      return dbDirKey != null && !dbDirKey.equals(now);
-    } catch (NoSuchFileException e) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /** @throws StoreException (not retryable) if the directory was deleted or replaced under this open store */
-  private void checkNotReplaced(String what) {
-    if (directoryReplaced()) {
-      throw new StoreException("cannot " + what + ": RocksDB state directory " + dir + " was deleted or replaced "
-          + "while this store had it open; nothing was written. Stop this process (another one owns the directory "
-          + "now).", null, false, ErrorContext.NONE);
-    }
-  }
-
-  /** Records {@code sequence} as durable in WATERMARK if it is above the last recorded one. */
-  private void advanceWatermark(long sequence) {
-    String id = databaseId.orElse(null);
-    if (id == null || readOnly) {
-      return;
-    }
-    synchronized (watermarkLock) {
-      if (sequence > watermark) {
-        Optional<String> recorded;
-        try {
-          recorded = FormatFile.read(dir).flatMap(FormatFile.Format::databaseId);
-        } catch (RuntimeException e) {
-          recorded = Optional.empty();
-        }
-        if (directoryReplaced() || !recorded.equals(Optional.of(id))) {
-          LOG.warn("not moving the watermark of {}: the directory no longer holds this store's database {} (it was "
-              + "deleted or replaced while open)", dir, id);
-          return;
-        }
-        Watermark.write(dir, new Watermark.Mark(id, sequence));
-        watermark = sequence;
-      }
-    }
-  }
-
-  /** Moves the watermark after each completed flush (the flushed data and the MANIFEST are synced by then). */
-  private final class FlushListener extends AbstractEventListener {
-    FlushListener() {
-      super(EnabledEventCallback.ON_FLUSH_COMPLETED);
-    }
-
-    @Override
-    public void onFlushCompleted(RocksDB rdb, FlushJobInfo info) {
-      try {
-        if (databaseId != null) { // null while the constructor still opens the database
-          advanceWatermark(info.getLargestSeqno());
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("cannot move the watermark of {} after a flush (it stays behind, which is safe): {}", dir,
-            e.getMessage());
-      }
-    }
-  }
-
-  private String leaseSummary() {
-    try {
-      LeaseFile.Contents c = LeaseFile.read(dir.resolve(LeaseFile.LEASE_FILE));
-      return c.status() == LeaseFile.Status.OK ? c.leases().values().toString() : c.problem();
-    } catch (RuntimeException e) {
-      return "unreadable (" + e.getMessage() + ")";
-    }
-  }
-
-  /**
-   * Registers every table of the database, checking that none lost its schema row or its column family (either
-   * means files of the database are missing or damaged).
-   */
-  private void loadSchemas() {
-    life.readLock().lock();
-    try (RocksIterator it = db.newIterator(defaultCf, readOptions)) {
-      byte[] prefix = SCHEMA_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
-      synchronized (tablesLock) {
-        for (it.seek(prefix); it.isValid(); it.next()) {
-          byte[] key = it.key();
-          if (!startsWith(key, prefix)) {
-            break;
-          }
-          String path = new String(key, prefix.length, key.length - prefix.length, StandardCharsets.UTF_8);
-          TableSchema schema;
-          try {
-            schema = SchemaText.read(new String(it.value(), StandardCharsets.UTF_8));
-          } catch (RuntimeException e) {
-            throw new StoreException("RocksDB state directory " + dir + ": the stored schema of table " + path
-                + " cannot be read (" + e.getMessage() + "); the directory was written by another format or is "
-                + "damaged", e, false, ErrorContext.NONE.withTable(path));
-          }
-          ColumnFamilyHandle cf = unregistered.remove(path);
-          if (cf == null) {
-            throw lost("table " + path + " has a schema but no column family: its rows are lost (files of the "
-                + "database are missing or damaged)", null);
-          }
-          tables.put(path, new Handle(this, schema, cf));
-        }
-        it.status();
-        checkMarkers();
-        for (Map.Entry<String, ColumnFamilyHandle> e : unregistered.entrySet()) {
-          try (RocksIterator rows = db.newIterator(e.getValue(), readOptions)) {
-            rows.seekToFirst();
-            if (rows.isValid()) {
-              throw lost("table " + e.getKey() + " holds rows but lost its schema row (files of the database are "
-                  + "missing or damaged)", null);
-            }
-            rows.status();
-          }
-        }
-      }
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot read the table schemas of RocksDB state directory " + dir, e);
-    } finally {
-      life.readLock().unlock();
-    }
-  }
-
-  /**
-   * Every commit writes, in one batch with its rows, its number into each table it writes (the marker) and into the
-   * default column family's copy; so after any crash both agree. A table whose marker differs from the copy lost
-   * (or kept from elsewhere) rows that the database's metadata no longer or not yet references: files of the
-   * database are missing, truncated or damaged (e.g. a truncated MANIFEST that dropped a table's SST files). Called
-   * under tablesLock.
-   */
-  private void checkMarkers() throws RocksDBException {
-    long highest = 0;
-    for (Handle h : tables.values()) {
-      String path = h.schema.path();
-      byte[] copy = db.get(defaultCf, readOptions, writtenKey(path));
-      byte[] marker;
-      try {
-        marker = db.get(h.cf, readOptions, MARKER_KEY);
-      } catch (RocksDBException e) {
-        if (Failures.isCorruption(e)) {
-          throw h.unreadable("(the table's commit marker, in its first block)", e);
-        }
-        throw e;
-      }
-      long expected;
-      long found;
-      try {
-        expected = copy == null ? 0 : bytesLong(copy);
-        found = marker == null ? 0 : bytesLong(marker);
-      } catch (IllegalArgumentException e) {
-        throw lost("the commit marker of table " + path + " is damaged (" + e.getMessage() + ")", e);
-      }
-      if (expected != found) {
-        throw lost("table " + path + " does not hold the rows of the commits that wrote it: the database records "
-            + "commit #" + expected + " as the table's last write, the table holds "
-            + (found == 0 ? "no commit" : "commit #" + found) + " (its rows were lost: files of the database are "
-            + "missing, truncated or damaged)", null);
-      }
-      highest = Math.max(highest, expected);
-    }
-    synchronized (conflicts) {
-      lastMarker = highest;
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------------ leases
-
-  /**
-   * At open, under the lease lock: makes the lease file and the database's copy agree, never lowering a
-   * generation. A file of this database is the authority (a static takeover wrote only the file); a copy above the
-   * file means the file was rolled back, so that lease moves up (fencing its holders). A missing, damaged or foreign
-   * file is rebuilt from the copy with every lease one generation up.
-   */
-  private void reconcileLeases(boolean created) {
-    String id = databaseId.orElseThrow();
-    LeaseFile.Contents c = leases.read();
-    Map<String, LeaseFile.Lease> rows = leaseRows();
-    if (c.belongsTo(id)) {
-      Map<String, LeaseFile.Lease> all = new TreeMap<>(c.leases());
-      boolean fileChanged = false;
-      for (LeaseFile.Lease row : rows.values()) {
-        LeaseFile.Lease inFile = all.get(row.name());
-        if (inFile == null || inFile.generation() < row.generation()) {
-          LOG.warn("{}: lease '{}' is at generation {} but the database recorded {}: the file was rolled back; "
-              + "moving the lease up", leases.path(), row.name(), inFile == null ? 0 : inFile.generation(),
-              row.generation());
-          all.put(row.name(), new LeaseFile.Lease(row.name(), row.generation() + 1, REBUILT_OWNER));
-          fileChanged = true;
-        }
-      }
-      if (fileChanged) {
-        leases.write(databaseId, all);
-      }
-      seen(all);
-      for (LeaseFile.Lease l : all.values()) {
-        LeaseFile.Lease row = rows.get(l.name());
-        if (row == null || !row.equals(l)) {
-          putLeaseRow(l);
-        }
-      }
-      return;
-    }
-    if (c.status() == LeaseFile.Status.MISSING && rows.isEmpty()) {
-      return; // a new directory: the first acquireLease writes the file
-    }
-    boolean upgrade = c.status() == LeaseFile.Status.OK && c.databaseId().isEmpty() && rows.isEmpty() && legacyCells;
-    Map<String, LeaseFile.Lease> all;
-    if (upgrade) {
-      all = new TreeMap<>(c.leases()); // a format-1 directory: its leases carry over unchanged
-    } else {
-      if (created) {
-        LOG.info("{} belongs to an earlier database of this directory; every lease moves one generation up",
-            leases.path());
-      } else {
-        LOG.warn("{}: {}; rebuilding it from the database's copy of the leases, every lease one generation up",
-            leases.path(), c.status() == LeaseFile.Status.OK ? "it belongs to another database" : c.problem());
-      }
-      all = fenced(rows, c);
-    }
-    leases.write(databaseId, all);
-    all.values().forEach(this::putLeaseRow);
-    seen(all);
-  }
-
-  /** Every lease known to {@code rows} or a readable {@code file}, one generation above the highest. */
-  private static Map<String, LeaseFile.Lease> fenced(Map<String, LeaseFile.Lease> rows, LeaseFile.Contents file) {
-    Map<String, Long> highest = new TreeMap<>();
-    rows.values().forEach(l -> highest.merge(l.name(), l.generation(), Math::max));
-    if (file.status() == LeaseFile.Status.OK) {
-      file.leases().values().forEach(l -> highest.merge(l.name(), l.generation(), Math::max));
-    }
-    Map<String, LeaseFile.Lease> out = new TreeMap<>();
-    highest.forEach((name, g) -> out.put(name, new LeaseFile.Lease(name, g + 1, REBUILT_OWNER)));
-    return out;
-  }
-
-  private Map<String, LeaseFile.Lease> leaseRows() {
-    return leaseRows(db, defaultCf, readOptions);
-  }
-
-  private static Map<String, LeaseFile.Lease> leaseRows(RocksDB rdb, ColumnFamilyHandle cf, ReadOptions ro) {
-    Map<String, LeaseFile.Lease> out = new TreeMap<>();
-    byte[] prefix = LEASE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
-    try (RocksIterator it = rdb.newIterator(cf, ro)) {
-      for (it.seek(prefix); it.isValid(); it.next()) {
-        byte[] key = it.key();
-        if (!startsWith(key, prefix)) {
-          break;
-        }
-        String name = new String(key, prefix.length, key.length - prefix.length, StandardCharsets.UTF_8);
-        out.put(name, LeaseFile.fromRow(name, it.value()));
-      }
-      it.status();
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot read the leases kept in the database", e);
-    } catch (IllegalArgumentException e) {
-      throw new StoreException("a lease row of the database is damaged: " + e.getMessage(), e, false,
-          ErrorContext.NONE);
-    }
-    return out;
-  }
-
-  /** The database's copy of the leases, read in RocksDB's read-only mode (while another process may write it). */
-  private static Map<String, LeaseFile.Lease> readLeaseRowsReadOnly(Path dir) {
-    Path dbDir = dir.resolve(DB_DIR);
-    RocksDBException last = null;
-    for (int attempt = 0; attempt < 3; attempt++) {
-      List<ColumnFamilyHandle> hs = new ArrayList<>();
-      try (DBOptions o = new DBOptions(); ReadOptions ro = new ReadOptions();
-          RocksDB rdb = RocksDB.openReadOnly(o, dbDir.toString(),
-              List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY)), hs, false)) {
-        try {
-          return leaseRows(rdb, hs.get(0), ro);
-        } finally {
-          hs.forEach(ColumnFamilyHandle::close);
-        }
-      } catch (RocksDBException e) {
-        last = e; // the writer may have just deleted an obsolete file: read again
-      }
-    }
-    throw Failures.rocks("cannot read the leases kept in the database of " + dir + " (read-only)", last);
-  }
-
-  private void putLeaseRow(LeaseFile.Lease l) {
-    try {
-      db.put(defaultCf, metaWriteOptions, (LEASE_KEY_PREFIX + l.name()).getBytes(StandardCharsets.UTF_8),
-          LeaseFile.toRow(l));
-    } catch (RocksDBException e) {
-      throw Failures.rocks("cannot record lease '" + l.name() + "' in RocksDB state directory " + dir, e);
-    }
-  }
-
-  /** Throws unless the lease file {@code c} shows exactly {@code lease} for this store's database. */
-  private void checkLease(LeaseFile.Contents c, Lease lease, String what) {
-    String id = databaseId.orElseThrow();
-    if (!c.belongsTo(id)) {
-      String why = c.status() == LeaseFile.Status.OK
-          ? "the lease file " + leases.path() + " belongs to database " + c.databaseId().orElse("(none)")
-              + ", not to the database this store opened (" + id + "): the state directory was re-created or "
-              + "replaced"
-          : c.problem();
-      throw new LeaseLostException(what + ": " + lease + " is no longer valid in RocksDB state directory " + dir
-          + ": " + why + "; this writer is fenced off and nothing it wrote was applied");
-    }
-    LeaseFile.Lease current = c.get(lease.name());
-    long seen;
-    synchronized (highestSeen) {
-      seen = highestSeen.merge(lease.name(), current.generation(), Math::max);
-    }
-    if (current.generation() < seen) {
-      throw new LeaseLostException(what + ": " + lease + " is no longer valid in RocksDB state directory " + dir
-          + ": the lease file " + leases.path() + " shows generation " + current.generation() + ", but generation "
-          + seen + " was issued: the file was rolled back (an old copy restored); this writer is fenced off and "
-          + "nothing it wrote was applied");
-    }
-    if (current.generation() != lease.generation() || !current.owner().equals(lease.owner())) {
-      throw leaseLost(lease, current, what);
-    }
-  }
-
-  private void seen(Map<String, LeaseFile.Lease> all) {
-    synchronized (highestSeen) {
-      all.values().forEach(l -> highestSeen.merge(l.name(), l.generation(), Math::max));
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------------ helpers
-
-  private static byte[] cfName(String path) {
-    return (TABLE_CF_PREFIX + path).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] writtenKey(String path) {
-    return (WRITTEN_KEY_PREFIX + path).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] longBytes(long v) {
-    return java.nio.ByteBuffer.allocate(8).putLong(v).array();
-  }
-
-  private static long bytesLong(byte[] b) {
-    if (b.length != 8) {
-      throw new IllegalArgumentException(b.length + " bytes, not 8");
-    }
-    return java.nio.ByteBuffer.wrap(b).getLong();
-  }
-
-  private static byte[] schemaKey(String path) {
-    return (SCHEMA_KEY_PREFIX + path).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static boolean startsWith(byte[] b, byte[] prefix) {
-    return b.length >= prefix.length && Arrays.equals(b, 0, prefix.length, prefix, 0, prefix.length);
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException(describe() + " is closed");
-    }
+    });
   }
 
   private void checkWritable(String what) {
@@ -1601,377 +387,13 @@ public final class RocksDbTableStore implements TableStore {
     }
   }
 
-  private Handle handleOf(Table table) {
+  /** @return {@code table} as a table of this store */
+  TableHandle handleOf(Table table) {
     Objects.requireNonNull(table, "table");
-    if (!(table instanceof Handle h) || h.owner != this) {
+    if (!(table instanceof TableHandle h) || h.owner != this) {
       throw new IllegalArgumentException(table + " does not belong to " + describe());
     }
     return h;
-  }
-
-  private LeaseLostException leaseLost(Lease lease, LeaseFile.Lease current, String what) {
-    return new LeaseLostException(what + ": " + lease + " was taken over by generation " + current.generation()
-        + " held by " + current.owner() + " (RocksDB state directory " + dir + "); this writer is fenced off and "
-        + "nothing it wrote was applied");
-  }
-
-  private static void closeQuietly(AutoCloseable... resources) {
-    for (AutoCloseable r : resources) {
-      if (r != null) {
-        try {
-          r.close();
-        } catch (Exception e) {
-          LOG.debug("closing {} failed", r, e);
-        }
-      }
-    }
-  }
-
-  private void finished(long begin) {
-    synchronized (conflicts) {
-      active.finished(begin);
-    }
-  }
-
-  /**
-   * Drops conflict entries that no open or future transaction can conflict with: those written at or before the
-   * beginning of the oldest open transaction. Runs every {@value #PRUNE_EVERY} commits, or when the map doubled since
-   * the last pruning (so a long-open transaction cannot make every commit scan the map). Called under
-   * {@code conflicts}.
-   */
-  private void maybePrune() {
-    if (++commitsSincePrune < PRUNE_EVERY && lastWrite.size() < pruneAtSize) {
-      return;
-    }
-    commitsSincePrune = 0;
-    long horizon = active.horizon(commitSeq);
-    lastWrite.values().removeIf(seq -> seq <= horizon);
-    pruneAtSize = Math.max(4 * PRUNE_EVERY, 2 * lastWrite.size());
-  }
-
-  /** An open table: its schema and column family. */
-  private static final class Handle implements Table {
-    final RocksDbTableStore owner;
-    final TableSchema schema;
-    final ColumnFamilyHandle cf;
-    final List<KeyEncoding.Kind> keyKinds;
-    final List<KeyEncoding.Kind> valueKinds;
-    final byte[] pathBytes;
-    /** Index of the value column holding the row's txid (an int64 named txid or *_txid), or -1. */
-    final int txidColumn;
-
-    Handle(RocksDbTableStore owner, TableSchema schema, ColumnFamilyHandle cf) {
-      this.owner = owner;
-      this.schema = schema;
-      this.cf = cf;
-      this.keyKinds = SchemaText.kinds(schema.keyColumns());
-      this.valueKinds = SchemaText.kinds(schema.valueColumns());
-      this.pathBytes = schema.path().getBytes(StandardCharsets.UTF_8);
-      int t = -1;
-      List<Column> values = schema.valueColumns();
-      for (int i = 0; i < values.size() && t < 0; i++) {
-        Column c = values.get(i);
-        if (c.type() == ColumnType.INT64 && (c.name().equals("txid") || c.name().endsWith("_txid"))) {
-          t = i;
-        }
-      }
-      this.txidColumn = t;
-    }
-
-    @Override
-    public TableSchema schema() {
-      return schema;
-    }
-
-    byte[] encodeKey(TableKey key) {
-      Object[] values = new Object[key.size() + 1];
-      values[0] = key.hash();
-      for (int i = 0; i < key.size(); i++) {
-        values[i + 1] = key.get(i);
-      }
-      return KeyEncoding.encode(keyKinds, values);
-    }
-
-    byte[] encodeValue(byte[] keyBytes, List<Object> values) {
-      return ValueEncoding.encode(valueKinds, values, pathBytes, keyBytes);
-    }
-
-    Row decodeRow(TableKey key, byte[] keyBytes, byte[] value) {
-      try {
-        return Row.of(key, ValueEncoding.decode(valueKinds, value, pathBytes, keyBytes, owner.legacyCells));
-      } catch (IllegalArgumentException | NullPointerException e) {
-        throw new StateCorruptedException(schema.path(), key.describeParts(), claimedTxid(value), e);
-      }
-    }
-
-    /** The txid the (damaged) cell claims, if it decodes at all: for the error message. */
-    private OptionalLong claimedTxid(byte[] value) {
-      if (txidColumn < 0) {
-        return OptionalLong.empty();
-      }
-      return ValueEncoding.decodeUnverified(valueKinds, value)
-          .filter(v -> v[txidColumn] instanceof Long)
-          .map(v -> OptionalLong.of((Long) v[txidColumn]))
-          .orElse(OptionalLong.empty());
-    }
-
-    /** The error for a row RocksDB could not read (a damaged block): named by its key, no txid readable. */
-    StateCorruptedException unreadable(String key, RocksDBException e) {
-      return new StateCorruptedException(schema.path(), key, OptionalLong.empty(),
-          new IllegalStateException("RocksDB cannot read it from state directory " + owner.dir + ": "
-              + e.getMessage(), e));
-    }
-
-    TableKey decodeKey(byte[] bytes) {
-      try {
-        Object[] values = KeyEncoding.decode(keyKinds, bytes);
-        TableKey key = TableKey.of(schema, Arrays.copyOfRange(values, 1, values.length));
-        if (key.hash() != (Long) values[0]) {
-          throw new IllegalArgumentException("stored hash " + Long.toUnsignedString((Long) values[0])
-              + " is not farm_hash of the key, " + Long.toUnsignedString(key.hash()));
-        }
-        return key;
-      } catch (RuntimeException e) {
-        throw new StateCorruptedException(schema.path(), "0x" + HexFormat.of().formatHex(bytes),
-            OptionalLong.empty(), e);
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "Table[" + schema.path() + "]";
-    }
-  }
-
-  /** A staged write: an upsert (value non-null) or a delete. */
-  private record Write(TableKey key, byte[] value) {
-  }
-
-  private final class Tx extends StagedTransaction<Handle, ByteKey, Write> {
-    private final long begin;
-
-    Tx(long begin, Lease lease) {
-      super(lease);
-      this.begin = begin;
-    }
-
-    @Override
-    public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
-      Objects.requireNonNull(keys, "keys");
-      Handle h = handleOf(table);
-      checkNotOver();
-      if (keys.isEmpty()) {
-        return List.of();
-      }
-      List<byte[]> encoded = new ArrayList<>(keys.size());
-      for (TableKey key : keys) {
-        checkKey(h.schema, key);
-        encoded.add(h.encodeKey(key));
-      }
-      String path = h.schema.path();
-      readHook.beforeRead(path);
-      List<byte[]> values;
-      life.readLock().lock();
-      try {
-        checkOpen();
-        try {
-          values = new ArrayList<>(db.multiGetAsList(readOptions, Collections.nCopies(encoded.size(), h.cf),
-              encoded));
-        } catch (RocksDBException e) {
-          throw lookupFailed(h, keys, 0, e);
-        }
-        // MultiGet reports an unreadable key as null (facebook/rocksdb#12741): Get tells missing from unreadable.
-        for (int i = 0; i < values.size(); i++) {
-          if (values.get(i) == null) {
-            try {
-              values.set(i, db.get(h.cf, readOptions, encoded.get(i)));
-            } catch (RocksDBException e) {
-              throw lookupFailed(h, keys, i, e);
-            }
-          }
-        }
-      } finally {
-        life.readLock().unlock();
-      }
-      List<Optional<Row>> out = new ArrayList<>(keys.size());
-      for (int i = 0; i < keys.size(); i++) {
-        byte[] v = values.get(i);
-        out.add(v == null ? Optional.empty()
-            : Optional.of(h.decodeRow(keys.get(i), encoded.get(i), readHook.storedBytes(path, v))));
-      }
-      return Collections.unmodifiableList(out);
-    }
-
-    private RuntimeException lookupFailed(Handle h, List<TableKey> keys, int i, RocksDBException e) {
-      if (Failures.isCorruption(e)) {
-        return h.unreadable(keys.get(i).describeParts(), e);
-      }
-      StoreException s = Failures.rocks("RocksDB lookup of " + keys.size() + " key(s) of table " + h.schema.path()
-          + " (at " + keys.get(i) + ") in state directory " + dir + " failed", e);
-      return new StoreException(s.getMessage(), e, s.retryable(), ErrorContext.of(h.schema.path(),
-          keys.get(i).describeParts()));
-    }
-
-    @Override
-    public List<Row> scan(Table table) {
-      Handle h = handleOf(table);
-      checkNotOver();
-      String path = h.schema.path();
-      readHook.beforeRead(path);
-      List<Row> out = new ArrayList<>();
-      life.readLock().lock();
-      try (RocksIterator it = db.newIterator(h.cf, readOptions)) {
-        checkOpen();
-        for (it.seek(FIRST_ROW_KEY); it.isValid(); it.next()) {
-          byte[] keyBytes = it.key();
-          TableKey key = h.decodeKey(keyBytes);
-          out.add(h.decodeRow(key, keyBytes, readHook.storedBytes(path, it.value())));
-        }
-        try {
-          it.status();
-        } catch (RocksDBException e) {
-          if (Failures.isCorruption(e)) {
-            throw h.unreadable(out.isEmpty() ? "(before the first row)"
-                : "(after " + out.get(out.size() - 1).key().describeParts() + ")", e);
-          }
-          StoreException s = Failures.rocks("RocksDB scan of table " + path + " in state directory " + dir
-              + " failed", e);
-          throw new StoreException(s.getMessage(), e, s.retryable(), ErrorContext.NONE.withTable(path));
-        }
-      } finally {
-        life.readLock().unlock();
-      }
-      return Collections.unmodifiableList(out);
-    }
-
-    @Override
-    public void upsert(Table table, Row row) {
-      Objects.requireNonNull(row, "row");
-      Handle h = handleOf(table);
-      checkKey(h.schema, row.key());
-      byte[] key = h.encodeKey(row.key());
-      stage(h, row.key(), key, h.encodeValue(key, row.values()));
-    }
-
-    @Override
-    public void delete(Table table, TableKey key) {
-      Objects.requireNonNull(key, "key");
-      Handle h = handleOf(table);
-      checkKey(h.schema, key);
-      stage(h, key, h.encodeKey(key), null);
-    }
-
-    private void stage(Handle h, TableKey key, byte[] keyBytes, byte[] value) {
-      ByteKey k = new ByteKey(h.schema.path(), keyBytes);
-      stage(h.schema.path(), h, k, new Write(key, value));
-    }
-
-    @Override
-    public void commit() {
-      endForCommit();
-      try {
-        if (readOnly) {
-          if (!writes().isEmpty()) {
-            throw new StoreException("cannot commit writes to " + writes().keySet() + ": " + describe()
-                + " was opened read-only; nothing was written", null, false, ErrorContext.NONE);
-          }
-          return;
-        }
-        life.readLock().lock();
-        try {
-          checkOpen();
-          leases.locked(() -> {
-            commitLocked();
-            return null;
-          });
-        } finally {
-          life.readLock().unlock();
-        }
-      } finally {
-        finished();
-      }
-    }
-
-    /** The commit critical section: runs under the directory's lock (in this JVM and across processes). */
-    private void commitLocked() {
-      Lease lease = leaseOrNull();
-      LinkedHashMap<String, LinkedHashMap<ByteKey, Write>> writes = writes();
-      if (lease != null) {
-        checkLease(leases.read(), lease, "Commit refused");
-      }
-      if (!writes.isEmpty()) {
-        checkNotReplaced("commit to " + writes.keySet());
-      }
-      synchronized (conflicts) {
-        for (Map.Entry<String, LinkedHashMap<ByteKey, Write>> e : writes.entrySet()) {
-          for (Map.Entry<ByteKey, Write> w : e.getValue().entrySet()) {
-            Long seq = lastWrite.get(w.getKey());
-            if (seq != null && seq > begin) {
-              TableKey key = w.getValue().key();
-              throw new CommitConflictException("Commit conflict on table " + e.getKey() + " key "
-                  + key.describeParts() + " (" + key + ") in RocksDB state directory " + dir + ": the row was "
-                  + "written by commit #" + seq + ", after this transaction began (at commit #" + begin
-                  + "); nothing of this transaction was applied");
-            }
-          }
-        }
-        if (writes.isEmpty()) {
-          return;
-        }
-        int rows = 0;
-        long marker = lastMarker + 1;
-        byte[] markerBytes = longBytes(marker);
-        try (WriteBatch batch = new WriteBatch()) {
-          for (Map.Entry<String, LinkedHashMap<ByteKey, Write>> e : writes.entrySet()) {
-            hook.beforeTableWrite(e.getKey());
-            ColumnFamilyHandle cf = table(e.getKey()).cf;
-            batch.put(cf, MARKER_KEY, markerBytes);
-            batch.put(defaultCf, writtenKey(e.getKey()), markerBytes);
-            for (Map.Entry<ByteKey, Write> w : e.getValue().entrySet()) {
-              if (w.getValue().value() == null) {
-                batch.delete(cf, w.getKey().bytes());
-              } else {
-                batch.put(cf, w.getKey().bytes(), w.getValue().value());
-              }
-              rows++;
-            }
-          }
-          db.write(writeOptions, batch);
-        } catch (RocksDBException e) {
-          lastMarker = marker; // the outcome is unknown: never reuse the number
-          recordWrites(); // the outcome is unknown: treat the rows as written, for conflict detection
-          StoreException s = Failures.rocks("RocksDB commit of " + rows + " row(s) to table(s) " + writes.keySet()
-              + " in state directory " + dir + " failed; the outcome is unknown (the write is atomic: all or "
-              + "nothing), re-read to find out", e);
-          throw new StoreException(s.getMessage(), e, s.retryable(),
-              ErrorContext.NONE.withTable(String.join(", ", writes.keySet())));
-        }
-        lastMarker = marker;
-        recordWrites();
-      }
-    }
-
-    private void recordWrites() {
-      long seq = ++commitSeq;
-      for (LinkedHashMap<ByteKey, Write> table : writes().values()) {
-        for (ByteKey k : table.keySet()) {
-          lastWrite.put(k, seq);
-        }
-      }
-      maybePrune();
-    }
-
-    @Override
-    protected void finished() {
-      RocksDbTableStore.this.finished(begin);
-    }
-
-    @Override
-    public String toString() {
-      Lease lease = leaseOrNull();
-      return "RocksDB transaction begun after commit #" + begin + (lease == null ? "" : " under " + lease)
-          + " in " + dir;
-    }
   }
 
   /**
