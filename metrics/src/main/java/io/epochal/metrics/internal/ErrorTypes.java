@@ -1,6 +1,9 @@
 package io.epochal.metrics.internal;
 
-/** The value of the {@code error} tag of a failure: its class's simple name (the full name if it has none). Stateless. */
+/**
+ * The value of the {@code error} tag of a failure: its class's simple name (the full name if it has none).
+ * Stateless.
+ */
 final class ErrorTypes {
   private ErrorTypes() {
   }
