@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The parsing half of the examples' command line ({@link Main}): every option is checked completely before anything
@@ -15,7 +16,7 @@ import java.util.Optional;
 final class CommandLine {
   static final List<String> RUN_OPTIONS = List.of("failure-rate", "spout", "batch-size", "partitions",
       "threads", "in-flight", "seed", "store", "state-dir", "fresh", "proxy", "root", "jdbc-url", "db-user",
-      "bootstrap", "kafka-kind", "until");
+      "bootstrap", "kafka-kind", "until", "metrics-port");
   static final List<String> STORES = List.of("rocksdb", "memory", "memory-maps", "yt", "postgres");
   private static final String TOPIC = "[a-zA-Z0-9._-]{1,249}";
   private static final String HOST_PORT = "[^:/,\\s]+:[0-9]{1,5}";
@@ -58,6 +59,8 @@ final class CommandLine {
     int threads = intValue(opts, "threads", 2, 1);
     int inFlight = intValue(opts, "in-flight", 2, 1);
     long seed = longValue(opts, "seed", 42, Long.MIN_VALUE);
+    OptionalInt metricsPort = opts.containsKey("metrics-port")
+        ? OptionalInt.of(port(opts, "metrics-port")) : OptionalInt.empty();
     if (!store.equals("rocksdb")) {
       for (String o : List.of("state-dir", "fresh")) {
         if (opts.containsKey(o)) {
@@ -114,7 +117,7 @@ final class CommandLine {
           + " transactional");
     }
     return new Main.Options(command, count, failureRate, spout, batchSize, partitions, threads, inFlight, seed, store,
-        stateDir, proxy, root, fresh, jdbcUrl, opts.getOrDefault("db-user", "postgres"), kafka);
+        stateDir, proxy, root, fresh, jdbcUrl, opts.getOrDefault("db-user", "postgres"), kafka, metricsPort);
   }
 
   /**
@@ -237,6 +240,16 @@ final class CommandLine {
       throw new Main.UsageException("--" + name + " must be at most " + Integer.MAX_VALUE + ", was " + x);
     }
     return (int) x;
+  }
+
+  /** @throws Main.UsageException unless option {@code name} is a TCP port, 0 (any free port) to 65535 */
+  static int port(Map<String, String> opts, String name) {
+    long port = longValue(opts, name, 0, 0);
+    if (port > 65_535) {
+      throw new Main.UsageException("--" + name + " must be a TCP port (0 for any free one, at most 65535), was "
+          + port);
+    }
+    return (int) port;
   }
 
   static double rate(Map<String, String> opts, String name) {

@@ -3,10 +3,12 @@ package io.epochal.examples;
 import io.epochal.errors.EpochalException;
 import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.pipeline.PipelineListener;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
 import io.epochal.store.rocksdb.RocksDbTableStore;
+import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
 import io.epochal.store.postgres.PostgresTableStore;
 import io.epochal.store.ytsaurus.YtTableStore;
@@ -22,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
 
 /**
  * The examples' command line:
@@ -30,6 +34,7 @@ import java.util.Optional;
  * word-count      [--sentences N] [--failure-rate p] [--spout transactional|opaque] [--batch-size B]
  * banner-counters [--events N]    [--failure-rate p] [--spout transactional|opaque] [--batch-size B]
  * common:         [--partitions P] [--threads T] [--in-flight F] [--seed S] [--store rocksdb|memory|memory-maps|yt]
+ *                 [--metrics-port P]   (serve the run's meters for Prometheus at http://HOST:P/metrics)
  *                 [--state-dir DIR] [--fresh true|false]   (--store rocksdb)
  *                 [--proxy HOST:PORT --root //home/...]   (--store yt)
  *                 [--jdbc-url jdbc:postgresql://HOST:PORT/DB --db-user USER]   (--store postgres; password from
@@ -64,11 +69,12 @@ public final class Main {
 
   /**
    * Parsed options. {@code spout} is the spout kind, of the generated input ({@code --spout}) or of the Kafka input
-   * ({@code --kafka-kind}); {@code kafka} is present with {@code --bootstrap}.
+   * ({@code --kafka-kind}); {@code kafka} is present with {@code --bootstrap}; {@code metricsPort} with
+   * {@code --metrics-port} (0: any free port).
    */
   record Options(String command, long count, double failureRate, String spout, int batchSize, int partitions,
       int threads, int inFlight, long seed, String store, Path stateDir, String proxy, String root,
-      boolean fresh, String jdbcUrl, String dbUser, Optional<KafkaInput.Settings> kafka) {
+      boolean fresh, String jdbcUrl, String dbUser, Optional<KafkaInput.Settings> kafka, OptionalInt metricsPort) {
   }
 
   /** A bad command line: its message is the one line printed, naming the option. */
@@ -132,6 +138,8 @@ public final class Main {
                                [--proxy HOST:PORT --root //home/...]   (for --store yt)
                                [--jdbc-url jdbc:postgresql://HOST:PORT/DB [--db-user USER]]   (for --store
                                postgres; the password comes from the PGPASSWORD environment variable)
+                               [--metrics-port P]   serve the run's meters (pipeline, store) for Prometheus at
+                                                    http://HOST:P/metrics while it runs (0: any free port)
                Kafka input instead of the generated one (no --sentences/--events, --seed, --spout):
                  word-count      --bootstrap HOST:PORT --topic NAME
                  banner-counters --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME
@@ -156,18 +164,27 @@ public final class Main {
   }
 
   static int run(Options o, PrintStream out) {
-    // Kafka first: an unreachable broker or a missing topic stops the run before any store is opened or created.
-    Optional<KafkaInput> kafka = o.kafka().map(KafkaInput::open);
+    // The metrics port, then Kafka: a busy port, an unreachable broker or a missing topic stops the run before any
+    // store is opened or created.
+    Optional<MetricsEndpoint> metrics = o.metricsPort().isPresent()
+        ? Optional.of(MetricsEndpoint.start(o.metricsPort().getAsInt(), out)) : Optional.empty();
     try {
-      return run(o, kafka, out);
+      Optional<KafkaInput> kafka = o.kafka().map(KafkaInput::open);
+      try {
+        return run(o, kafka, metrics, out);
+      } finally {
+        kafka.ifPresent(KafkaInput::close);
+      }
     } finally {
-      kafka.ifPresent(KafkaInput::close);
+      metrics.ifPresent(MetricsEndpoint::close);
     }
   }
 
-  private static int run(Options o, Optional<KafkaInput> kafka, PrintStream out) {
+  private static int run(Options o, Optional<KafkaInput> kafka, Optional<MetricsEndpoint> metrics,
+      PrintStream out) {
     RandomFaults faults = new RandomFaults(o.failureRate(), o.seed());
-    try (ExampleStore store = openStore(o)) {
+    UnaryOperator<TableStore> meter = s -> metrics.map(m -> m.meter(s, o.store())).orElse(s);
+    try (ExampleStore store = openStore(o, meter)) {
       String input = kafka.map(KafkaInput::describe).orElse(String.format("%,d generated %s", o.count(),
           o.command().equals("word-count") ? "sentences" : "events"));
       out.printf("%s: %s, %s spout, batch size %,d%s, %d partitions, %d threads, %d in flight,"
@@ -183,13 +200,15 @@ public final class Main {
       long started = System.nanoTime();
       RunSummary summary;
       long replays;
-      try (Pipeline pipeline = example.build(Pipeline.newBuilder(o.command())
+      PipelineBuilder builder = Pipeline.newBuilder(o.command())
           .partitions(o.partitions())
           .threads(o.threads())
           .maxBatchesInFlight(o.inFlight())
           .retryPolicy(new RetryPolicy(maxAttempts(o.failureRate()), Duration.ofMillis(1), Duration.ofMillis(20)))
           .listener(progress)
-          .checkpointStore(store.checkpoints(faults)), store, faults)) {
+          .checkpointStore(store.checkpoints(faults));
+      metrics.ifPresent(m -> builder.listener(m.listener(o.command())));
+      try (Pipeline pipeline = example.build(builder, store, faults)) {
         summary = kafka.isPresent() && kafka.get().settings().until().equals("end")
             ? runToStartEnds(pipeline, kafka.get(), store, o) : pipeline.runUntilIdle();
         replays = pipeline.metrics().failedAttempts();
@@ -256,10 +275,11 @@ public final class Main {
     return new RunSummary(first, pipeline.lastCommittedTxid(), batches, failed, records);
   }
 
-  private static ExampleStore openStore(Options o) {
+  /** Opens the store of {@code --store}; {@code meter} wraps its table store (the identity without metrics). */
+  private static ExampleStore openStore(Options o, UnaryOperator<TableStore> meter) {
     switch (o.store()) {
       case "memory":
-        return new TableExampleStore(TableStores.inMemory(), "in-memory tables", o.command());
+        return new TableExampleStore(meter.apply(TableStores.inMemory()), "in-memory tables", o.command());
       case "memory-maps":
         return ExampleStore.inMemory();
       case "rocksdb":
@@ -268,14 +288,14 @@ public final class Main {
           RunParameters.forget(o.stateDir());
         }
         RunParameters.check(o);
-        return new TableExampleStore(RocksDbTableStore.builder(o.stateDir()).build(),
+        return new TableExampleStore(meter.apply(RocksDbTableStore.builder(o.stateDir()).build()),
             "RocksDB at " + o.stateDir(), o.command());
       case "yt":
-        return new TableExampleStore(YtTableStore.builder(o.proxy()).root(o.root()).build(),
+        return new TableExampleStore(meter.apply(YtTableStore.builder(o.proxy()).root(o.root()).build()),
             "YTsaurus " + o.proxy() + " " + o.root(), o.command());
       case "postgres":
-        return new TableExampleStore(PostgresTableStore.builder(o.jdbcUrl()).user(o.dbUser())
-            .password(System.getenv().getOrDefault("PGPASSWORD", "")).build(),
+        return new TableExampleStore(meter.apply(PostgresTableStore.builder(o.jdbcUrl()).user(o.dbUser())
+            .password(System.getenv().getOrDefault("PGPASSWORD", "")).build()),
             "PostgreSQL " + o.jdbcUrl(), o.command());
       default:
         throw new UsageException("--store: '" + o.store() + "' is not one of " + String.join(", ",
@@ -314,7 +334,7 @@ public final class Main {
 
   /** One runnable example. */
   interface Example {
-    Pipeline build(io.epochal.pipeline.PipelineBuilder builder, ExampleStore store, RandomFaults faults);
+    Pipeline build(PipelineBuilder builder, ExampleStore store, RandomFaults faults);
 
     List<String> states();
 
