@@ -32,8 +32,6 @@ class ModuleStructureTest {
           "one store: column families, leases, write batches and scans share its handle state; split pending"),
       new Ceiling("store-postgres/src/main/java/io/epochal/store/postgres/PostgresTableStore.java", 1290,
           "one store: schema DDL, leases and staged transactions over one pool; owned by the postgres work"),
-      new Ceiling("testkit/src/main/java/io/epochal/testkit/store/TableStoreContract.java", 1292,
-          "one contract suite: each case is a short test method, split by topic pending"),
       new Ceiling("testkit/src/main/java/io/epochal/testkit/ReplayCheck.java", 921,
           "the replay property: schedule generation, runs and the recount oracle; split pending"),
       new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 756,
