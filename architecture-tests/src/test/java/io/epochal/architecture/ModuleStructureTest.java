@@ -36,8 +36,6 @@ class ModuleStructureTest {
           "the replay property: schedule generation, runs and the recount oracle; split pending"),
       new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 756,
           "the one entry class of the Storm adapter (many small adapters of Storm's interfaces)"),
-      new Ceiling("testkit/src/main/java/io/epochal/testkit/FaultInjector.java", 667,
-          "the one fault model: wrappers of every SPI (spout, state, backing map, stores) in one place"),
       new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/YtTableStore.java", 600,
           "one store over the HTTP API: tablet transactions, locks and the single-table fallback"),
       new Ceiling("benchmarks/src/main/java/io/epochal/benchmarks/E2E.java", 599,
