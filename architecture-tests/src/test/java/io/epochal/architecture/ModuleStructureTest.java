@@ -32,8 +32,6 @@ class ModuleStructureTest {
           "one store: column families, leases, write batches and scans share its handle state; split pending"),
       new Ceiling("store-postgres/src/main/java/io/epochal/store/postgres/PostgresTableStore.java", 1290,
           "one store: schema DDL, leases and staged transactions over one pool; owned by the postgres work"),
-      new Ceiling("testkit/src/main/java/io/epochal/testkit/ReplayCheck.java", 921,
-          "the replay property: schedule generation, runs and the recount oracle; split pending"),
       new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 756,
           "the one entry class of the Storm adapter (many small adapters of Storm's interfaces)"),
       new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/YtTableStore.java", 600,
