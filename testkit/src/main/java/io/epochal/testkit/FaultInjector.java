@@ -1,19 +1,11 @@
 package io.epochal.testkit;
 
-import io.epochal.state.Epoch;
-import io.epochal.spout.BatchAttempt;
-import io.epochal.spout.Collector;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.TransactionalSpout;
-import io.epochal.spouts.ForwardingSpouts;
-import io.epochal.state.ForwardingBackingMap;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
-import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.state.ValueUpdater;
-import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.TableCheckpointStore;
@@ -21,11 +13,8 @@ import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
 
 /**
  * Fires scheduled {@link Fault}s deterministically and records what the run did in a {@link ReplayTimeline}. Wrap the
@@ -37,6 +26,11 @@ import java.util.function.Function;
  * what each read returned, and a backing map's writes are read back: a write the map does not hold shows as a
  * {@link TimelineEvent.Kind#LOST_WRITE} step. Each fault fires once: the
  * first time its batch reaches its point (see {@link FaultPoint}).
+ *
+ * <p>The wrappers of each SPI are package-private classes ({@code FaultInjectingBackingMap},
+ * {@code FaultInjectingStateFactory} and {@code FaultInjectingMapState}, {@code FaultInjectingCheckpointStore},
+ * {@code LeaseFaultStore}, {@code FaultInjectingSpouts}); the injector holds the schedule and the state of the faults
+ * they fire.
  *
  * <p>Thread-safe. One injector per run; share it across the restarts of that run.
  *
@@ -99,7 +93,8 @@ public final class FaultInjector {
     return timeline;
   }
 
-  private synchronized Fault take(FaultPoint point, long txid) {
+  /** Takes the pending fault at {@code point} for {@code txid} out of the schedule, or returns null if none. */
+  synchronized Fault take(FaultPoint point, long txid) {
     for (Iterator<Fault> it = pending.iterator(); it.hasNext();) {
       Fault f = it.next();
       if (f.point() == point && f.txid() == txid) {
@@ -111,16 +106,28 @@ public final class FaultInjector {
     return null;
   }
 
-  private Fault take(FaultPoint point) {
+  /** Takes the pending fault at {@code point} for the batch at the {@linkplain #head() head}, or null. */
+  Fault take(FaultPoint point) {
     return take(point, head);
   }
 
-  private RuntimeException raise(Fault fault, long txid) {
+  /** Records {@code fault} in the timeline and throws it: a {@link SimulatedCrash} or an {@link InjectedFailure}. */
+  RuntimeException raise(Fault fault, long txid) {
     timeline.fault(fault, txid);
     if (fault.crash()) {
       throw new SimulatedCrash(fault);
     }
     throw new InjectedFailure(fault);
+  }
+
+  /** Moves the batch whose commit phase runs now (the checkpoint wrapper, after a load or a commit). */
+  void head(long txid) {
+    head = txid;
+  }
+
+  /** @return whether {@link #commitHook()} was called: the store under test fails inside its commits */
+  boolean hookInstalled() {
+    return hookInstalled;
   }
 
   // ------------------------------------------------------------------------------------------------ backing maps
@@ -133,42 +140,7 @@ public final class FaultInjector {
    */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     Objects.requireNonNull(backing, "backing");
-    return new ForwardingBackingMap<>(backing) {
-      @Override
-      public Map<K, C> multiGet(Collection<? extends K> keys) {
-        Fault f = take(FaultPoint.BEFORE_STATE_WRITE);
-        if (f != null) {
-          throw raise(f, f.txid());
-        }
-        long txid = head;
-        Map<K, C> result = backing.multiGet(keys);
-        timeline.read(txid, keys, result);
-        return result;
-      }
-
-      @Override
-      public void multiPut(Map<K, C> cells) {
-        long txid = head;
-        Fault f = cells.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
-        Map<K, C> written = f == null ? cells : prefix(cells, Math.min(f.prefix(), cells.size() - 1));
-        backing.multiPut(written);
-        // read back what the map holds now (straight from it: no fault fires, nothing is recorded as a read)
-        timeline.wrote(txid, written, backing.multiGet(written.keySet()));
-        if (f != null) {
-          throw raise(f, txid);
-        }
-      }
-
-      @Override
-      public String describe() {
-        return backing.describe();
-      }
-
-      @Override
-      public String toString() {
-        return "FaultInjecting(" + backing + ")";
-      }
-    };
+    return new FaultInjectingBackingMap<>(this, backing);
   }
 
   /**
@@ -184,17 +156,6 @@ public final class FaultInjector {
     };
   }
 
-  private static <K, C> Map<K, C> prefix(Map<K, C> cells, int written) {
-    Map<K, C> prefix = new LinkedHashMap<>();
-    for (Map.Entry<K, C> e : cells.entrySet()) {
-      if (prefix.size() == written) {
-        break;
-      }
-      prefix.put(e.getKey(), e.getValue());
-    }
-    return prefix;
-  }
-
   // ------------------------------------------------------------------------------------------------ map states
 
   /**
@@ -207,119 +168,7 @@ public final class FaultInjector {
   @SuppressWarnings("unchecked")
   public <K, V> StateFactory<MapState<K, V>> wrapStates(StateFactory<? extends MapState<K, V>> factory) {
     Objects.requireNonNull(factory, "factory");
-    return new StateWrapper<>(this, (StateFactory<MapState<K, V>>) factory);
-  }
-
-  private static final class StateWrapper<K, V> implements StateFactory<MapState<K, V>> {
-    final FaultInjector injector;
-    final StateFactory<MapState<K, V>> factory;
-
-    StateWrapper(FaultInjector injector, StateFactory<MapState<K, V>> factory) {
-      this.injector = injector;
-      this.factory = factory;
-    }
-
-    @Override
-    public MapState<K, V> makeState(StateContext context) {
-      return injector.new FaultInjectingMapState<>(factory.makeState(context));
-    }
-
-    @Override
-    public StateKind kind() {
-      return factory.kind();
-    }
-
-    /** Delegated: the wrapper stages nothing itself. */
-    @Override
-    public java.util.Optional<Class<? extends io.epochal.state.Staging>> staging() {
-      return factory.staging();
-    }
-
-    @Override
-    public boolean takesEveryBatch() {
-      return factory.takesEveryBatch();
-    }
-
-    @Override
-    public String describe() {
-      return factory.describe();
-    }
-  }
-
-  private final class FaultInjectingMapState<K, V> implements MapState<K, V> {
-    private final MapState<K, V> state;
-    /** The txid of the epoch this partition was begun with, for the timeline and the faults. */
-    private long txid;
-
-    FaultInjectingMapState(MapState<K, V> state) {
-      this.state = Objects.requireNonNull(state, "state factory returned null");
-    }
-
-    private void beforeWrite() {
-      Fault f = take(FaultPoint.BEFORE_STATE_WRITE);
-      if (f != null) {
-        throw raise(f, f.txid());
-      }
-    }
-
-    @Override
-    public void begin(Epoch epoch) {
-      txid = epoch.txid();
-      state.begin(epoch);
-    }
-
-    @Override
-    public void end() {
-      state.end();
-    }
-
-    @Override
-    public void abort() {
-      state.abort();
-    }
-
-    @Override
-    public Map<K, V> multiGet(Collection<? extends K> keys) {
-      beforeWrite();
-      Map<K, V> result = state.multiGet(keys);
-      timeline.read(txid, keys, result);
-      return result;
-    }
-
-    @Override
-    public Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
-      beforeWrite();
-      Fault f = updaters.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
-      if (f == null) {
-        Map<K, V> result = state.multiUpdate(updaters);
-        timeline.wrote(txid, result);
-        return result;
-      }
-      Map<K, ValueUpdater<V>> prefix = new LinkedHashMap<>(prefix(updaters, Math.min(f.prefix(),
-          updaters.size() - 1)));
-      timeline.wrote(txid, state.multiUpdate(prefix));
-      throw raise(f, txid);
-    }
-
-    @Override
-    public void multiPut(Map<K, V> values) {
-      beforeWrite();
-      Fault f = values.size() > 1 ? take(FaultPoint.INSIDE_MULTIPUT) : null;
-      if (f == null) {
-        state.multiPut(values);
-        timeline.wrote(txid, values);
-        return;
-      }
-      Map<K, V> prefix = prefix(values, Math.min(f.prefix(), values.size() - 1));
-      state.multiPut(prefix);
-      timeline.wrote(txid, prefix);
-      throw raise(f, txid);
-    }
-
-    @Override
-    public String toString() {
-      return "FaultInjecting(" + state + ")";
-    }
+    return new FaultInjectingStateFactory<>(this, (StateFactory<MapState<K, V>>) factory);
   }
 
   // ------------------------------------------------------------------------------------------------ checkpoints
@@ -331,87 +180,7 @@ public final class FaultInjector {
    */
   public CheckpointStore wrap(CheckpointStore store) {
     Objects.requireNonNull(store, "store");
-    return new CheckpointStore() {
-      @Override
-      public Checkpoint load(String pipeline) {
-        Checkpoint cp = store.load(pipeline);
-        head = cp.committedTxid() + 1;
-        return cp;
-      }
-
-      @Override
-      public void recordPending(String pipeline, long txid, byte[] metadata) {
-        store.recordPending(pipeline, txid, metadata);
-      }
-
-      @Override
-      public void commit(String pipeline, long txid, byte[] metadata) {
-        commit(pipeline, txid, metadata, java.util.List.of());
-      }
-
-      @Override
-      public boolean keepsOutbox() {
-        return store.keepsOutbox();
-      }
-
-      @Override
-      public void commit(String pipeline, long txid, byte[] metadata,
-          java.util.List<io.epochal.store.OutboxEntry> outbox) {
-        Fault before = take(FaultPoint.AFTER_STATE_WRITES);
-        if (before != null) {
-          throw raise(before, txid);
-        }
-        Fault zombie = takeLeasePoint();
-        if (zombie != null) {
-          commitAsZombie(zombie, () -> store.commit(pipeline, txid, metadata, outbox), txid);
-        }
-        Fault inside = take(FaultPoint.INSIDE_CHECKPOINT_COMMIT);
-        if (inside != null && !hookInstalled) {
-          throw raise(inside, txid); // the store cannot fail midway: fail before it writes anything
-        }
-        boolean landedUnderInside = commitThroughHook(inside, () -> store.commit(pipeline, txid, metadata, outbox), txid);
-        head = txid + 1;
-        if (landedUnderInside) {
-          // The commit made at most prefix table writes, so all of them landed: the call fails after it.
-          throw raise(inside, txid);
-        }
-        Fault during = take(FaultPoint.DURING_CHECKPOINT_COMMIT, txid); // head already moved on to txid + 1
-        if (during != null) {
-          throw raise(during, txid);
-        }
-      }
-
-      @Override
-      public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
-        store.reserveAttempts(pipeline, attemptCeiling, txidWindow);
-      }
-
-      @Override
-      public io.epochal.store.CheckpointEpoch openEpoch(String pipeline, io.epochal.spout.BatchAttempt attempt) {
-        // the states stage in the wrapped store's epoch; its commit and abort pass through this wrapper
-        return io.epochal.store.CheckpointEpoch.through(this, store.openEpoch(pipeline, attempt));
-      }
-
-      @Override
-      public void abort(String pipeline, long txid) {
-        store.abort(pipeline, txid);
-      }
-
-      @Override
-      public <T> java.util.Optional<T> staging(String pipeline, Class<T> type) {
-        return store.staging(pipeline, type); // the states stage in the wrapped store's epochs
-      }
-
-      @Override
-      public String describe() {
-        return store.describe();
-      }
-
-      @Override
-      public String toString() {
-        return "FaultInjecting(" + store.describe() + ")";
-      }
-    };
+    return new FaultInjectingCheckpointStore(this, store);
   }
 
   // ------------------------------------------------------------------------------------------------ leases
@@ -430,7 +199,7 @@ public final class FaultInjector {
    */
   public TableStore withLeaseFaults(TableStore store) {
     Objects.requireNonNull(store, "store");
-    LeaseFaultStore wrapped = new LeaseFaultStore(store);
+    LeaseFaultStore wrapped = new LeaseFaultStore(store, timeline);
     synchronized (this) {
       leaseStore = store.capabilities().fencing() ? wrapped : null;
     }
@@ -442,7 +211,8 @@ public final class FaultInjector {
     return List.copyOf(violations);
   }
 
-  private synchronized Fault takeLeasePoint() {
+  /** Takes the pending lease point of the head batch, or null if none or the kit sees no lease. */
+  synchronized Fault takeLeasePoint() {
     if (leaseStore == null || leaseStore.lease == null) {
       return null; // the kit cannot see a lease here: lease points stay unfired
     }
@@ -450,7 +220,11 @@ public final class FaultInjector {
     return f != null ? f : take(FaultPoint.LEASE_TAKEN_INSIDE_COMMIT);
   }
 
-  private void commitAsZombie(Fault zombie, Runnable commit, long txid) {
+  /**
+   * Runs a stale worker's checkpoint commit under lease point {@code zombie} (its lease taken over before the commit
+   * or inside it); the worker dies either way, and a commit that lands is recorded as a fencing violation.
+   */
+  void commitAsZombie(Fault zombie, Runnable commit, long txid) {
     timeline.fault(zombie, txid);
     LeaseFaultStore lf;
     synchronized (this) {
@@ -478,56 +252,8 @@ public final class FaultInjector {
     throw new SimulatedCrash(zombie);
   }
 
-  /** The table store under a checkpoint store, seen by the lease points. */
-  private final class LeaseFaultStore extends io.epochal.testkit.store.ForwardingTableStore {
-    volatile io.epochal.store.table.Lease lease;
-    volatile long armed;
-    volatile String leaseName = "?";
-    volatile String staleOwner = "?";
-    volatile String newOwner = "?";
-    volatile String when = "";
-
-    LeaseFaultStore(TableStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public io.epochal.store.table.Lease acquireLease(String name, String owner) {
-      io.epochal.store.table.Lease l = super.acquireLease(name, owner);
-      lease = l;
-      return l;
-    }
-
-    @Override
-    public io.epochal.store.table.StoreTransaction begin(io.epochal.store.table.Lease lease) {
-      return new io.epochal.testkit.store.ForwardingStoreTransaction(super.begin(lease)) {
-        @Override
-        public void commit() {
-          long txid = armed;
-          if (txid != 0) {
-            armed = 0;
-            takeOver(txid, "between begin and commit");
-          }
-          super.commit();
-        }
-      };
-    }
-
-    void takeOver(long txid, String when) {
-      io.epochal.store.table.Lease stale = lease;
-      String successor = stale.owner() + "-successor";
-      delegate().acquireLease(stale.name(), successor);
-      this.leaseName = "lease '" + stale.name() + "'";
-      this.staleOwner = stale.owner();
-      this.newOwner = successor;
-      this.when = when;
-      timeline.leaseTaken(txid, successor + " took lease '" + stale.name() + "' over from " + stale.owner() + " "
-          + when);
-    }
-  }
-
   /** @return true if {@code inside} was armed but the commit completed (it made at most prefix table writes) */
-  private boolean commitThroughHook(Fault inside, Runnable commit, long txid) {
+  boolean commitThroughHook(Fault inside, Runnable commit, long txid) {
     if (inside == null) {
       commit.run();
       return false;
@@ -600,22 +326,7 @@ public final class FaultInjector {
    */
   public <T, M> TransactionalSpout<T, M> wrap(TransactionalSpout<T, M> spout) {
     Objects.requireNonNull(spout, "spout");
-    return new ForwardingSpouts.Transactional<>() {
-      @Override
-      public TransactionalSpout<T, M> wrapped() {
-        return spout;
-      }
-
-      @Override
-      public <U, R> R aroundEmit(BatchAttempt attempt, Collector<U> out, Function<Collector<U>, R> emission) {
-        return emitThrough(attempt, out, emission);
-      }
-
-      @Override
-      public String toString() {
-        return "FaultInjecting(" + spout + ")";
-      }
-    };
+    return FaultInjectingSpouts.transactional(this, spout);
   }
 
   /**
@@ -624,35 +335,6 @@ public final class FaultInjector {
    */
   public <T, M> OpaqueSpout<T, M> wrap(OpaqueSpout<T, M> spout) {
     Objects.requireNonNull(spout, "spout");
-    return new ForwardingSpouts.Opaque<>() {
-      @Override
-      public OpaqueSpout<T, M> wrapped() {
-        return spout;
-      }
-
-      @Override
-      public <U, R> R aroundEmit(BatchAttempt attempt, Collector<U> out, Function<Collector<U>, R> emission) {
-        return emitThrough(attempt, out, emission);
-      }
-
-      @Override
-      public String toString() {
-        return "FaultInjecting(" + spout + ")";
-      }
-    };
-  }
-
-  private <T, R> R emitThrough(BatchAttempt attempt, Collector<T> out, Function<Collector<T>, R> emission) {
-    List<T> records = new ArrayList<>();
-    R result = emission.apply(r -> {
-      out.emit(r);
-      records.add(r);
-    });
-    timeline.emitted(attempt, records);
-    Fault f = take(FaultPoint.AFTER_EMIT, attempt.txid());
-    if (f != null) {
-      throw raise(f, attempt.txid());
-    }
-    return result;
+    return FaultInjectingSpouts.opaque(this, spout);
   }
 }

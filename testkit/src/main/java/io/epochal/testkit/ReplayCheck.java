@@ -3,41 +3,23 @@ package io.epochal.testkit;
 import io.epochal.codec.Codec;
 import io.epochal.pipeline.CombinerAggregator;
 import io.epochal.pipeline.Guarantee;
-import io.epochal.pipeline.Pipeline;
-import io.epochal.pipeline.PipelineBuilder;
-import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.Stream;
-import io.epochal.spout.Spout;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.state.opaque.OpaqueTableLayout;
-import io.epochal.state.transactional.TransactionalTableLayout;
-import io.epochal.store.CheckpointStore;
-import io.epochal.store.InMemoryCheckpointStore;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
-
 /**
  * Proves that a user's pipeline, {@link IBackingMap}, map state or {@link TableStore} is exactly-once: runs it under a
  * {@link ReplaySchedule} (input, batch cuts, partitions, batches in flight, failures and process restarts), compares
@@ -83,30 +65,14 @@ import java.util.function.Supplier;
 public final class ReplayCheck<T, K, V> {
   /** The name of the state the map targets declare ({@code persistentAggregate(STATE_NAME, ...)}). */
   public static final String STATE_NAME = "state";
-  private static final AtomicInteger RUNS = new AtomicInteger();
 
-  private final Target<T, K, V> target;
-  private final String name;
-  private final Guarantee guarantee;
-  private final Oracle<T, K, V> oracle;
-  private final int maxAttempts;
-  private final int maxRestarts;
-  private final boolean uniqueNames;
-  /** The spout kinds each schedule runs under; {@code autoSpouts}: refused kinds are skipped. */
-  private final List<SpoutKind> spoutKinds;
-  private final boolean autoSpouts;
+  /** Runs the schedules: the target, the options and the oracle of this check. */
+  private final ReplayRunner<T, K, V> runner;
 
   private ReplayCheck(Builder<T, K, V> b) {
-    this.target = b.target;
-    this.uniqueNames = b.uniqueNames;
-    this.name = b.name == null ? "replay-check" : b.name;
-    this.autoSpouts = b.spoutKind == null && b.tableStore;
-    this.spoutKinds = b.spoutKind != null ? List.of(b.spoutKind)
-        : b.tableStore ? List.of(SpoutKind.TRANSACTIONAL, SpoutKind.OPAQUE) : List.of(SpoutKind.TRANSACTIONAL);
-    this.guarantee = b.guarantee == null ? Guarantee.EXACTLY_ONCE : b.guarantee;
-    this.oracle = b.oracle != null ? b.oracle : b.defaultOracle != null ? b.defaultOracle : Oracle.failureFree();
-    this.maxAttempts = b.maxAttempts == null ? 50 : b.maxAttempts;
-    this.maxRestarts = b.maxRestarts == null ? 50 : b.maxRestarts;
+    this.runner = ReplayRunner.withDefaults(b.target, b.name, b.uniqueNames, b.tableStore, b.spoutKind, b.guarantee,
+        b.oracle != null ? b.oracle : b.defaultOracle != null ? b.defaultOracle : Oracle.failureFree(),
+        b.maxAttempts, b.maxRestarts);
   }
 
   // ================================================================================================ entry points
@@ -124,27 +90,7 @@ public final class ReplayCheck<T, K, V> {
    */
   public static <K, C, V> MapTarget<K, V> forBackingMap(Supplier<? extends IBackingMap<K, C>> newStore,
       Function<? super IBackingMap<K, C>, ? extends StateFactory<? extends MapState<K, V>>> rule) {
-    Objects.requireNonNull(newStore, "newStore");
-    Objects.requireNonNull(rule, "rule");
-    return new MapTarget<>((faults, pipeline) -> {
-      IBackingMap<K, C> raw = Objects.requireNonNull(newStore.get(), "newStore returned null");
-      return new World<K, V>() {
-        @Override
-        public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
-          return rule.apply(context.wrap(raw));
-        }
-
-        @Override
-        public StateFactory<? extends MapState<K, V>> reader() {
-          return rule.apply(raw);
-        }
-
-        @Override
-        public void close() {
-          closeIfCloseable(raw);
-        }
-      };
-    });
+    return new MapTarget<>(MapWorlds.backingMap(newStore, rule));
   }
 
   /**
@@ -176,59 +122,7 @@ public final class ReplayCheck<T, K, V> {
    */
   public static <K, C, V> MapTarget<K, V> forDurableBackingMap(BackingMapOpener<K, C> open,
       Function<? super IBackingMap<K, C>, ? extends StateFactory<? extends MapState<K, V>>> rule) {
-    Objects.requireNonNull(open, "open");
-    Objects.requireNonNull(rule, "rule");
-    return new MapTarget<>((faults, pipeline) -> new World<K, V>() {
-      private final Path dir = newRunDirectory();
-      private final List<Object> abandoned = new ArrayList<>();
-      private IBackingMap<K, C> map;
-
-      private IBackingMap<K, C> reopen() {
-        if (map != null) {
-          abandoned.add(map); // dropped like a killed process's
-        }
-        try {
-          map = Objects.requireNonNull(open.open(dir), "the map opener returned null");
-        } catch (RuntimeException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new IllegalStateException("the map opener failed to open " + dir, e);
-        }
-        return map;
-      }
-
-      @Override
-      public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
-        return rule.apply(context.wrap(reopen()));
-      }
-
-      @Override
-      public StateFactory<? extends MapState<K, V>> reader() {
-        if (map != null) {
-          IBackingMap<K, C> last = map;
-          map = null;
-          closeIfCloseable(last); // the run is over: a clean shutdown, then a fresh map reads the final state
-        }
-        return rule.apply(reopen());
-      }
-
-      @Override
-      public String restartNote() {
-        return "reopens the map from its durable part (the old map object is dropped)";
-      }
-
-      @Override
-      public void close() {
-        try {
-          closeIfCloseable(map);
-          for (Object dead : abandoned) {
-            closeIfCloseable(dead);
-          }
-        } finally {
-          deleteRecursively(dir);
-        }
-      }
-    });
+    return new MapTarget<>(MapWorlds.durableBackingMap(open, rule));
   }
 
   /**
@@ -241,22 +135,7 @@ public final class ReplayCheck<T, K, V> {
    */
   public static <K, V> MapTarget<K, V> forMapState(
       Supplier<? extends StateFactory<? extends MapState<K, V>>> newFactory) {
-    Objects.requireNonNull(newFactory, "newFactory");
-    return new MapTarget<>((faults, pipeline) -> {
-      StateFactory<? extends MapState<K, V>> raw = Objects.requireNonNull(newFactory.get(),
-          "newFactory returned null");
-      return new World<K, V>() {
-        @Override
-        public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
-          return context.wrapStates(raw);
-        }
-
-        @Override
-        public StateFactory<? extends MapState<K, V>> reader() {
-          return raw;
-        }
-      };
-    });
+    return new MapTarget<>(MapWorlds.mapState(newFactory));
   }
 
   /**
@@ -360,127 +239,13 @@ public final class ReplayCheck<T, K, V> {
   private static <K, V> MapTarget<K, V> tableTarget(StoreOpener open,
       Function<? super CommitHook, ? extends TableStore> newStore, String tablePrefix, StateKind rule,
       Function<? super TableCheckpointStore, TableStates.Builder<K, V>> states) {
-    Objects.requireNonNull(tablePrefix, "tablePrefix");
-    Objects.requireNonNull(rule, "rule");
-    Objects.requireNonNull(states, "states");
-    if (rule == StateKind.READ_ONLY) {
-      throw new IllegalArgumentException("a table-store check needs a written state, not READ_ONLY");
-    }
-    boolean durable = open != null;
     boolean[] closeDead = {false};
-    MapTarget<K, V> target = new MapTarget<>((faults, pipeline) -> new World<K, V>() {
-      private final Path dir = durable ? newRunDirectory() : null;
-      private final List<TableStore> abandoned = new ArrayList<>();
-      private TableStore store;
-
-      private TableStore open(CommitHook hook) {
-        if (!durable) {
-          if (store == null) {
-            store = Objects.requireNonNull(newStore.apply(hook), "newStore returned null");
-          }
-          return store;
-        }
-        if (store != null) {
-          TableStore dead = store;
-          store = null;
-          if (closeDead[0]) {
-            dead.close(); // the store's directory lock must be released before it can be reopened
-          } else {
-            abandoned.add(dead); // dropped like a killed process's: close() never runs before the reopen
-          }
-        }
-        try {
-          store = Objects.requireNonNull(open.open(dir, hook), "the store opener returned null");
-        } catch (RuntimeException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new IllegalStateException("the store opener failed to open " + dir, e);
-        }
-        return store;
-      }
-
-      @Override
-      public StateFactory<? extends MapState<K, V>> states(ReplayContext context) {
-        TableStore leased = faults.withLeaseFaults(open(faults.commitHook()));
-        TableCheckpointStore checkpoints = TableCheckpointStore.builder(leased).tablePrefix(tablePrefix)
-            .owner("worker-" + context.incarnation()).build();
-        context.useCheckpointStore(checkpoints);
-        return layout(rule, states.apply(checkpoints).layer(context.layer()));
-      }
-
-      private CheckpointStore readerCheckpoints = new InMemoryCheckpointStore();
-
-      @Override
-      public CheckpointStore readerCheckpoints() {
-        return readerCheckpoints;
-      }
-
-      @Override
-      public StateFactory<? extends MapState<K, V>> reader() {
-        if (durable && store != null) {
-          TableStore last = store;
-          store = null;
-          last.close(); // the run is over: a clean shutdown, then the final state is read through a fresh store
-        }
-        TableCheckpointStore checkpoints = TableCheckpointStore.builder(open(CommitHook.NONE))
-            .tablePrefix(tablePrefix).owner("replay-check-reader").build();
-        readerCheckpoints = checkpoints;
-        return layout(rule, states.apply(checkpoints));
-      }
-
-      @Override
-      public String restartNote() {
-        return durable ? "reopens the store from its durable part (the old store object is dropped)"
-            : "rebuilds the pipeline over the same store object (an in-memory store: it has no durable part)";
-      }
-
-      @Override
-      public void close() {
-        try {
-          if (store != null) {
-            store.close();
-          }
-          for (TableStore dead : abandoned) {
-            dead.close();
-          }
-        } finally {
-          if (dir != null) {
-            deleteRecursively(dir);
-          }
-        }
-      }
-    });
+    MapTarget<K, V> target = new MapTarget<>(TableStoreWorld.factory(open, newStore, tablePrefix, rule, states,
+        closeDead));
     target.uniqueNames = true;
     target.tableStore = true;
-    target.closeDeadStores = durable ? closeDead : null;
+    target.closeDeadStores = open != null ? closeDead : null;
     return target;
-  }
-
-  private static Path newRunDirectory() {
-    try {
-      return Files.createTempDirectory("epochal-replay-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a directory for the run", e);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) {
-    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + dir, e);
-    }
-  }
-
-  private static <K, V> StateFactory<MapState<K, V>> layout(StateKind rule, TableStates.Builder<K, V> builder) {
-    return switch (rule) {
-      case TRANSACTIONAL -> TransactionalTableLayout.factory(builder);
-      case OPAQUE -> OpaqueTableLayout.factory(builder);
-      case NON_TRANSACTIONAL -> builder.nonTransactional();
-      case READ_ONLY -> throw new IllegalArgumentException("READ_ONLY");
-    };
   }
 
   /**
@@ -498,28 +263,7 @@ public final class ReplayCheck<T, K, V> {
    */
   public static <W, T, K, V> Builder<T, K, V> forPipeline(Supplier<? extends W> newWorld,
       PipelineUnderTest<T, W> topology, Function<? super W, ? extends Map<K, V>> reader) {
-    Objects.requireNonNull(newWorld, "newWorld");
-    Objects.requireNonNull(topology, "topology");
-    Objects.requireNonNull(reader, "reader");
-    return new Builder<>((faults, pipeline) -> {
-      W world = Objects.requireNonNull(newWorld.get(), "newWorld returned null");
-      return new Session<T, K, V>() {
-        @Override
-        public void declare(Stream<T> source, ReplayContext context) {
-          topology.declare(source, world, context);
-        }
-
-        @Override
-        public Map<K, V> read(List<T> input, int partitions, long lastTxid) {
-          return Map.copyOf(Objects.requireNonNull(reader.apply(world), "reader returned null"));
-        }
-
-        @Override
-        public void close() {
-          closeIfCloseable(world);
-        }
-      };
-    }, false, false, null);
+    return new Builder<>(ReplaySessions.pipeline(newWorld, topology, reader), false, false, null);
   }
 
   // ================================================================================================ types
@@ -540,52 +284,6 @@ public final class ReplayCheck<T, K, V> {
     void declare(Stream<T> source, W world, ReplayContext context);
   }
 
-  /** The stores of one run of a map target. */
-  private interface World<K, V> {
-    /** A factory of fault-wrapped states for one incarnation (may set the context's checkpoint store). */
-    StateFactory<? extends MapState<K, V>> states(ReplayContext context);
-
-    /** An unwrapped factory over the same stores, to read the final state. */
-    StateFactory<? extends MapState<K, V>> reader();
-
-    /** The checkpoint store the states of {@link #reader()} are made against (after {@code reader()}). */
-    default CheckpointStore readerCheckpoints() {
-      return new InMemoryCheckpointStore();
-    }
-
-    /** What a restart does to the stores, for the timeline. */
-    default String restartNote() {
-      return "rebuilds the pipeline over the same stores (the store object survives the crash)";
-    }
-
-    default void close() {
-    }
-  }
-
-  /** Opens one run's world. */
-  @FunctionalInterface
-  private interface WorldFactory<K, V> {
-    World<K, V> open(FaultInjector faults, String pipeline);
-  }
-
-  /** A target's one run. */
-  private interface Session<T, K, V> {
-    void declare(Stream<T> source, ReplayContext context);
-
-    Map<K, V> read(List<T> input, int partitions, long lastTxid);
-
-    default String restartNote() {
-      return "rebuilds the pipeline over the same world";
-    }
-
-    void close();
-  }
-
-  @FunctionalInterface
-  private interface Target<T, K, V> {
-    Session<T, K, V> open(FaultInjector faults, String pipeline);
-  }
-
   /**
    * A map state under test, waiting for the aggregation the check's pipeline runs on it:
    * {@code source.<K>groupBy(keyFn).persistentAggregate(STATE_NAME, state, aggregator)}.
@@ -595,12 +293,12 @@ public final class ReplayCheck<T, K, V> {
    * @since 0.1.0
    */
   public static final class MapTarget<K, V> {
-    private final WorldFactory<K, V> worlds;
+    private final ReplayWorld.Factory<K, V> worlds;
     private boolean uniqueNames;
     private boolean tableStore;
     private boolean[] closeDeadStores;
 
-    private MapTarget(WorldFactory<K, V> worlds) {
+    private MapTarget(ReplayWorld.Factory<K, V> worlds) {
       this.worlds = worlds;
     }
 
@@ -632,38 +330,8 @@ public final class ReplayCheck<T, K, V> {
      */
     public <T> Builder<T, K, V> aggregate(Function<? super T, ? extends K> keyFn,
         CombinerAggregator<? super T, V> aggregator) {
-      Objects.requireNonNull(keyFn, "keyFn");
-      Objects.requireNonNull(aggregator, "aggregator");
-      return new Builder<>((faults, pipeline) -> {
-        World<K, V> world = worlds.open(faults, pipeline);
-        return new Session<T, K, V>() {
-          @Override
-          public void declare(Stream<T> source, ReplayContext context) {
-            source.<K>groupBy(keyFn).persistentAggregate(STATE_NAME, world.states(context), aggregator);
-          }
-
-          @Override
-          public Map<K, V> read(List<T> input, int partitions, long lastTxid) {
-            Set<K> keys = new LinkedHashSet<>();
-            for (T record : input) {
-              keys.add(keyFn.apply(record));
-            }
-            StateFactory<? extends MapState<K, V>> reader = world.reader();
-            return StateReads.readMap(reader, world.readerCheckpoints(), pipeline, STATE_NAME, partitions, lastTxid,
-                keys);
-          }
-
-          @Override
-          public String restartNote() {
-            return world.restartNote();
-          }
-
-          @Override
-          public void close() {
-            world.close();
-          }
-        };
-      }, uniqueNames, tableStore, Oracle.aggregate(keyFn, aggregator));
+      return new Builder<>(ReplaySessions.aggregate(worlds, keyFn, aggregator), uniqueNames, tableStore,
+          Oracle.aggregate(keyFn, aggregator));
     }
   }
 
@@ -677,7 +345,7 @@ public final class ReplayCheck<T, K, V> {
    * @since 0.1.0
    */
   public static final class Builder<T, K, V> {
-    private final Target<T, K, V> target;
+    private final ReplaySession.Target<T, K, V> target;
     private final boolean uniqueNames;
     private final boolean tableStore;
     private final Oracle<T, K, V> defaultOracle;
@@ -688,7 +356,7 @@ public final class ReplayCheck<T, K, V> {
     private Integer maxAttempts;
     private Integer maxRestarts;
 
-    private Builder(Target<T, K, V> target, boolean uniqueNames, boolean tableStore,
+    private Builder(ReplaySession.Target<T, K, V> target, boolean uniqueNames, boolean tableStore,
         Oracle<T, K, V> defaultOracle) {
       this.target = target;
       this.uniqueNames = uniqueNames;
@@ -796,44 +464,12 @@ public final class ReplayCheck<T, K, V> {
    */
   public ReplayResult<K, V> run(ReplaySchedule<T> schedule) {
     Objects.requireNonNull(schedule, "schedule");
-    ReplayResult<K, V> last = null;
-    ReplayResult<K, V> refused = null;
-    for (SpoutKind kind : spoutKinds) {
-      int runNo = RUNS.incrementAndGet();
-      ReplayResult<K, V> reference = runOnce(schedule.failureFree(), runNo, true, kind, null, null);
-      if (reference.error().isPresent()) {
-        if (autoSpouts && isRefusal(reference.error().get())) {
-          refused = reference; // this store does not make this spout kind exactly-once: not a claim to test
-          continue;
-        }
-        throw new ReplayCheckFailure(reference);
-      }
-      Map<K, V> expected = oracle.isFailureFree() ? reference.actual() : oracle.expected(schedule.input());
-      ReplayResult<K, V> result = runOnce(schedule, runNo, false, kind, expected,
-          oracle.isFailureFree() ? null : reference.actual());
-      if (!result.passed()) {
-        return result;
-      }
-      last = result;
-    }
-    if (last == null) {
-      throw new ReplayCheckFailure(refused);
-    }
-    return last;
-  }
-
-  private static boolean isRefusal(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof io.epochal.errors.GuaranteeNotDeliverableException) {
-        return true;
-      }
-    }
-    return false;
+    return runner.run(schedule);
   }
 
   /** @return the spout kinds each schedule runs under (a table-store target skips the kinds its store refuses) */
   public List<SpoutKind> spoutKinds() {
-    return spoutKinds;
+    return runner.spoutKinds();
   }
 
   /**
@@ -853,69 +489,12 @@ public final class ReplayCheck<T, K, V> {
 
   /** @return the oracle this check compares with */
   public Oracle<T, K, V> oracle() {
-    return oracle;
-  }
-
-  private ReplayResult<K, V> runOnce(ReplaySchedule<T> schedule, int runNo, boolean reference, SpoutKind spoutKind,
-      Map<K, V> expected, Map<K, V> failureFree) {
-    String pipeline = uniqueNames ? name + "-" + runNo + "-" + spoutKind.name().toLowerCase(java.util.Locale.ROOT)
-        + (reference ? "-failure-free" : "") : name;
-    Parallelism par = schedule.parallelism();
-    ReplayTimeline timeline = new ReplayTimeline();
-    timeline.partitions(par.partitions());
-    FaultInjector faults = new FaultInjector(schedule.faults(), timeline);
-    AtomicLong virtualNanos = new AtomicLong();
-    Spout<T, ?> spout = spoutKind == SpoutKind.OPAQUE
-        ? faults.wrap(KitSpouts.opaque("input", schedule.input(), schedule.cuts()))
-        : faults.wrap(KitSpouts.transactional("input", schedule.input(), schedule.cuts()));
-    CheckpointStore runCheckpoints = new InMemoryCheckpointStore();
-    Session<T, K, V> session = target.open(faults, pipeline);
-    timeline.restartNote(session.restartNote());
-    ReplayHarness.Outcome outcome = null;
-    Throwable error = null;
-    Map<K, V> actual = null;
-    try {
-      outcome = ReplayHarness.runToEnd(incarnation -> {
-        ReplayContext context = new ReplayContext(pipeline, incarnation, par, faults);
-        PipelineBuilder builder = Pipeline.newBuilder(pipeline)
-            .partitions(par.partitions())
-            .threads(par.threads())
-            .maxBatchesInFlight(par.maxBatchesInFlight())
-            .guarantee(guarantee)
-            .retryPolicy(new RetryPolicy(maxAttempts, Duration.ofMillis(10), Duration.ofSeconds(1)))
-            .sleeper(d -> virtualNanos.addAndGet(d.toNanos()))
-            .listener(timeline.listener());
-        session.declare(builder.source(spout), context);
-        CheckpointStore checkpoints = context.checkpointStore() != null ? context.checkpointStore() : runCheckpoints;
-        builder.checkpointStore(faults.wrap(checkpoints));
-        return builder.build();
-      }, maxRestarts, timeline);
-      actual = session.read(schedule.input(), par.partitions(), outcome.lastTxid());
-    } catch (RuntimeException | AssertionError e) {
-      error = e;
-      timeline.stopped(e);
-    } finally {
-      session.close();
-    }
-    return new ReplayResult<>(schedule, reference ? "the failure-free run of the same input" : oracle.describe(),
-        !reference && !oracle.isFailureFree(), expected, failureFree, actual, faults.fired(), faults.unfired(),
-        timeline.events(), outcome, error, Duration.ofNanos(virtualNanos.get()), reference, spoutKind,
-        faults.fencingViolations());
-  }
-
-  static void closeIfCloseable(Object o) {
-    if (o instanceof AutoCloseable c) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        throw new IllegalStateException("closing " + o + " failed", e);
-      }
-    }
+    return runner.oracle();
   }
 
   @Override
   public String toString() {
-    return "ReplayCheck(" + name + ", " + spoutKinds + " spout, " + guarantee + ", oracle: " + oracle.describe()
-        + ")";
+    return "ReplayCheck(" + runner.name() + ", " + runner.spoutKinds() + " spout, " + runner.guarantee()
+        + ", oracle: " + runner.oracle().describe() + ")";
   }
 }

@@ -39,7 +39,7 @@ final class StateReads {
         out.putAll(state.multiGet(part.getValue()));
         state.end();
       } finally {
-        ReplayCheck.closeIfCloseable(state);
+        ReplayResources.closeIfCloseable(state);
       }
     }
     return out;
