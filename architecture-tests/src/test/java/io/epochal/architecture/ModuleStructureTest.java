@@ -42,8 +42,6 @@ class ModuleStructureTest {
           "the one fault model: wrappers of every SPI (spout, state, backing map, stores) in one place"),
       new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/YtTableStore.java", 600,
           "one store over the HTTP API: tablet transactions, locks and the single-table fallback"),
-      new Ceiling("benchmarks/src/main/java/io/epochal/benchmarks/E2E.java", 599,
-          "the end-to-end benchmark harness (one CLI with its report), not library code"),
       new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/internal/YtHttpClient.java", 590,
           "the HTTP client of YTsaurus' API v4 (one method per command)"));
 
