@@ -39,11 +39,7 @@ class ModuleStructureTest {
       new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 526,
           "the one public entry class of the Storm adapter: 36 one-line factories under 304 lines of API Javadoc"),
       new Ceiling("testkit/src/main/java/io/epochal/testkit/FaultInjector.java", 667,
-          "the one fault model: wrappers of every SPI (spout, state, backing map, stores) in one place"),
-      new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/YtTableStore.java", 600,
-          "one store over the HTTP API: tablet transactions, locks and the single-table fallback"),
-      new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/internal/YtHttpClient.java", 590,
-          "the HTTP client of YTsaurus' API v4 (one method per command)"));
+          "the one fault model: wrappers of every SPI (spout, state, backing map, stores) in one place"));
 
   private static Path root;
   private static List<Module> modules;
