@@ -28,14 +28,8 @@ class ModuleStructureTest {
    * ceiling must be removed once its file is back within the limit.
    */
   static final List<Ceiling> CEILINGS = List.of(
-      new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 756,
-          "the one entry class of the Storm adapter (many small adapters of Storm's interfaces)"),
-      new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/YtTableStore.java", 600,
-          "one store over the HTTP API: tablet transactions, locks and the single-table fallback"),
-      new Ceiling("benchmarks/src/main/java/io/epochal/benchmarks/E2E.java", 599,
-          "the end-to-end benchmark harness (one CLI with its report), not library code"),
-      new Ceiling("store-ytsaurus/src/main/java/io/epochal/store/ytsaurus/internal/YtHttpClient.java", 590,
-          "the HTTP client of YTsaurus' API v4 (one method per command)"));
+      new Ceiling("trident-compat/src/main/java/io/epochal/trident/EpochalTrident.java", 526,
+          "the one public entry class of the Storm adapter: 36 one-line factories under 304 lines of API Javadoc"));
 
   private static Path root;
   private static List<Module> modules;

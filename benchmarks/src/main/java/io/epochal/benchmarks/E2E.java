@@ -1,17 +1,10 @@
 package io.epochal.benchmarks;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,16 +46,6 @@ import java.util.stream.Stream;
  * </pre>
  */
 public final class E2E {
-  static final List<String> FLINK_JVM_ARGS = List.of(
-      "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.text=ALL-UNNAMED", "--add-opens=java.base/java.time=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
-      "--add-exports=java.base/sun.net.util=ALL-UNNAMED", "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-      "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED");
 
   /** One child run. */
   public record Run(Variant variant, String tag, int round, long words, double wallSeconds, double cpuSeconds,
@@ -145,6 +128,7 @@ public final class E2E {
       kafka = s.kafkaBootstrap != null ? KafkaBroker.external(s.kafkaBootstrap) : KafkaBroker.inProcess();
       kafkaTopic = kafka.load(corpus, s.kafkaPartitions, out);
     }
+    ChildRunner runner = new ChildRunner(s, out, expected, corpus, postgres, kafka, kafkaTopic);
     List<Run> runs = new ArrayList<>();
     for (int round = 1; round <= s.rounds; round++) {
       List<Variant> pending = new ArrayList<>(s.variants);
@@ -155,379 +139,23 @@ public final class E2E {
           pending.stream().filter(o -> o.peer() == v.peer()).forEach(group::add);
           pending.removeAll(group);
         }
-        runs.addAll(runChildren(group, "", round, s.xmx, new Options()));
+        runs.addAll(runner.runChildren(group, "", round, s.xmx, new Options()));
       }
     }
     List<Run> latency = new ArrayList<>();
     for (int b : s.latencyBatches()) {
-      latency.add(runChild(Variant.EPOCHAL_ROCKSDB_TX, "batch" + b, 1, s.xmx, new Options().put("batch", b)));
+      latency.add(runner.runChild(Variant.EPOCHAL_ROCKSDB_TX, "batch" + b, 1, s.xmx,
+          new Options().put("batch", b)));
     }
     List<Run> scale = new ArrayList<>();
     if (s.scaleKeys() > 0) {
-      scale.add(runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys100k", 1, s.scaleXmx,
+      scale.add(runner.runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys100k", 1, s.scaleXmx,
           new Options().put("prefill", 0)));
-      scale.add(runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys" + s.scaleKeys(), 1, s.scaleXmx,
+      scale.add(runner.runChild(Variant.EPOCHAL_ROCKSDB_SCALE, "keys" + s.scaleKeys(), 1, s.scaleXmx,
           new Options().put("prefill", s.scaleKeys())));
     }
     out.println("load average at end: " + loadAverage());
-    return summarize(runs, latency, scale);
-  }
-
-  // ------------------------------------------------------------------ one child
-
-  private Run runChild(Variant v, String tag, int round, String xmx, Options options) {
-    return runChildren(List.of(v), tag, round, xmx, options).get(0);
-  }
-
-  private List<Run> runChildren(List<Variant> variants, String tag, int round, String xmx, Options options) {
-    Variant v = variants.get(0);
-    String ids = String.join(",", variants.stream().map(Variant::id).toList());
-    Path work = settings.out.toAbsolutePath().resolve("runs").resolve(ids.replace(',', '+')
-        + (tag.isEmpty() ? "" : "-" + tag) + "-r" + round);
-    deleteRecursively(work);
-    try {
-      Files.createDirectories(work);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    Path results = work.resolve("results");
-    Options opts = new Options().put("threads", settings.threads).put("partitions", settings.partitions)
-        .put("inflight", settings.inflight).put("batch", settings.batch);
-    if (variants.stream().anyMatch(Variant::onPostgres)) {
-      opts.put("jdbc", postgres.jdbcUrl()).put("jdbcUser", postgres.user())
-          .put("schema", ("e2e_" + ids + "_" + tag + "_r" + round).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+",
-              "_"));
-    }
-    boolean onKafka = variants.stream().anyMatch(Variant::onKafka);
-    if (onKafka) {
-      opts.put("kafka", kafka.bootstrap()).put("topic", kafkaTopic).put("topicPartitions", settings.kafkaPartitions);
-    }
-    opts.asMap().putAll(options.asMap());
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx" + xmx);
-    cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-    cmd.add("-Dlog4j2.level=warn");
-    if (v.peer() == Variant.Peer.FLINK) {
-      cmd.addAll(FLINK_JVM_ARGS);
-    }
-    for (String a : settings.jvmArgs) {
-      cmd.add(a.replace("{run}", work.toString()));
-    }
-    cmd.add("-cp");
-    cmd.add(Classpaths.forPeer(v.peer(), System.getProperty("java.class.path")));
-    cmd.add(Child.class.getName());
-    cmd.add(ids);
-    cmd.add(corpus.toString());
-    cmd.add(work.resolve("data").toString());
-    cmd.add(results.toString());
-    opts.asMap().forEach((k, val) -> cmd.add(k + "=" + val));
-    Path log = work.resolve("child.log");
-    boolean onPostgres = variants.stream().anyMatch(Variant::onPostgres);
-    java.util.OptionalLong serverCpuBefore = onPostgres ? postgres.serverCpuNanos() : java.util.OptionalLong.empty();
-    long brokerCpuBefore = Meter.processCpuNanos(); // the in-process broker's (see KafkaBroker)
-    long polledRss = -1;
-    long polledCpu = 0;
-    try {
-      Files.createDirectories(results);
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-      if (postgres != null) {
-        pb.environment().put(PostgresServer.PASSWORD_ENV, postgres.password());
-      }
-      Process p = pb.start();
-      Path status = Path.of("/proc", Long.toString(p.pid()), "status");
-      while (!p.waitFor(Duration.ofMillis(50).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-        polledRss = Math.max(polledRss, Meter.vmHwmKb(status));
-        polledCpu = Math.max(polledCpu, p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-    java.util.OptionalLong serverCpuAfter = onPostgres ? postgres.serverCpuNanos() : java.util.OptionalLong.empty();
-    String serverCpu = serverCpuBefore.isPresent() && serverCpuAfter.isPresent()
-        ? Long.toString(serverCpuAfter.getAsLong() - serverCpuBefore.getAsLong()) : null;
-    String brokerCpu = onKafka && kafka.isInProcess() ? Long.toString(Meter.processCpuNanos() - brokerCpuBefore) : null;
-    List<Run> out = new ArrayList<>();
-    for (Variant each : variants) {
-      out.add(collect(each, tag, round, results.resolve(each.id() + ".properties"), log, polledCpu, polledRss,
-          variants.size() > 1, serverCpu, brokerCpu));
-    }
-    if (out.stream().allMatch(Run::verified)) {
-      deleteRecursively(work.resolve("data"));
-    }
-    return out;
-  }
-
-  private Run collect(Variant v, String tag, int round, Path result, Path log, long polledCpu, long polledRss,
-      boolean grouped, String serverCpuNanos, String brokerCpuNanos) {
-    Properties props = new Properties();
-    String verification;
-    if (Files.exists(result)) {
-      try (InputStream in = Files.newInputStream(result)) {
-        props.load(in);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    if (!Files.exists(result) || props.getProperty("error") != null) {
-      verification = "FAILED: " + props.getProperty("error", "no result") + "; last log lines:\n" + tail(log, 30);
-    } else {
-      verification = Counts.diff(expected, Counts.read(Path.of(props.getProperty("counts"))));
-    }
-    long words = Long.parseLong(props.getProperty("words", "0"));
-    double wall = Long.parseLong(props.getProperty("wallNanos", "0")) / 1e9;
-    double cpu = Long.parseLong(props.getProperty("cpuNanos", "0")) / 1e9;
-    long childCpu = Long.parseLong(props.getProperty("totalCpuNanos", "0"));
-    double totalCpu = (grouped ? childCpu : Math.max(polledCpu, childCpu)) / 1e9;
-    long rss = Math.max(polledRss, Long.parseLong(props.getProperty("vmHwmKb", "-1")));
-    long heap = Long.parseLong(props.getProperty("heapPeakBytes", "0"));
-    if (serverCpuNanos != null) {
-      props.setProperty("serverCpuNanos", serverCpuNanos);
-    }
-    if (brokerCpuNanos != null) {
-      props.setProperty("brokerCpuNanos", brokerCpuNanos);
-    }
-    Run run = new Run(v, tag, round, words, wall, cpu, totalCpu, rss, heap, verification, props);
-    out.printf(Locale.ROOT, "round %d %-24s %-15s %,14.0f words/s  wall %7.2f s  cpu %7.2f s (process %6.2f s)  "
-            + "peak RSS %,6d MB  heap peak %,5d MB  %s%n", round, v.id(), tag, run.wordsPerSecond(), wall, cpu,
-        totalCpu, rss / 1024, heap >> 20, run.verified() ? "counts verified" : "COUNTS WRONG: " + verification);
-    if (serverCpuNanos != null) {
-      out.printf(Locale.ROOT, "        %-24s PostgreSQL server CPU over the child's life: %.2f s%n", v.id(),
-          Long.parseLong(serverCpuNanos) / 1e9);
-    }
-    return run;
-  }
-
-  // ------------------------------------------------------------------ summary
-
-  /** Median of the runs of each variant. */
-  record Summary(Variant variant, int runs, double wordsPerSecond, double wallSeconds, double cpuSeconds,
-      double cpuPerMillionWords, long peakRssMb, boolean verified) {
-  }
-
-  private Report summarize(List<Run> runs, List<Run> latency, List<Run> scale) {
-    Map<Variant, Summary> summaries = new LinkedHashMap<>();
-    for (Variant v : settings.variants) {
-      List<Run> rs = runs.stream().filter(r -> r.variant() == v).toList();
-      if (rs.isEmpty()) {
-        continue;
-      }
-      Run med = rs.stream().sorted(Comparator.comparingDouble(Run::wordsPerSecond)).toList().get(rs.size() / 2);
-      double cpuMed = median(rs.stream().mapToDouble(Run::cpuSeconds).toArray());
-      summaries.put(v, new Summary(v, rs.size(), med.wordsPerSecond(), med.wallSeconds(), cpuMed,
-          med.words() > 0 ? cpuMed / (med.words() / 1e6) : 0,
-          (long) median(rs.stream().mapToDouble(r -> r.peakRssKb() / 1024.0).toArray()),
-          rs.stream().allMatch(Run::verified)));
-    }
-    StringBuilder md = new StringBuilder();
-    md.append(String.format(Locale.ROOT, "Word count, %,d sentences (%,d words, %,d distinct), median of %d "
-            + "interleaved runs per variant; threads %d, partitions %d, in flight %d, batch %,d sentences.%n%n",
-        settings.sentences, Counts.total(expected), expected.size(), settings.rounds, settings.threads,
-        settings.partitions, settings.inflight, settings.batch));
-    md.append("| variant | words/s | × raw | wall s | CPU s | CPU s per M words | peak RSS MB | counts |\n");
-    md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
-    Summary raw = summaries.get(Variant.RAW);
-    for (Summary s : summaries.values()) {
-      md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %.2f | %.2f | %.2f | %,d | %s |%n",
-          s.variant().label(), s.wordsPerSecond(), raw == null ? "-" : fmt(s.wordsPerSecond() / raw.wordsPerSecond()),
-          s.wallSeconds(), s.cpuSeconds(), s.cpuPerMillionWords(), s.peakRssMb(),
-          s.verified() ? "verified" : "WRONG"));
-    }
-    List<Variant> peers = Stream.of(Variant.RAW, Variant.ROCKSDB_BARE, Variant.PG_BARE, Variant.KAFKA_PLAIN,
-        Variant.STORM_TX,
-        Variant.STORM_OPAQUE, Variant.FLINK_HEAP, Variant.FLINK_ROCKSDB).filter(summaries::containsKey).toList();
-    md.append("\nThroughput ratios (row ÷ column):\n\n| | ");
-    peers.forEach(p -> md.append(p.id()).append(" | "));
-    md.append("\n| --- |");
-    peers.forEach(p -> md.append(" ---: |"));
-    md.append('\n');
-    for (Summary s : summaries.values()) {
-      if (!s.variant().id().startsWith("epochal")) {
-        continue;
-      }
-      md.append("| ").append(s.variant().id()).append(" | ");
-      for (Variant p : peers) {
-        md.append(fmt(s.wordsPerSecond() / summaries.get(p).wordsPerSecond())).append(" | ");
-      }
-      md.append('\n');
-    }
-    if (postgresDescription != null) {
-      md.append("\nPostgreSQL variants on ").append(postgresDescription).append(", in the same run.");
-      if (summaries.containsKey(Variant.PG_BARE)) {
-        md.append(" The bare JDBC loop writes each batch in one transaction: `").append(BarePostgresLoop.UPSERT_TEXT)
-            .append("` (the counts are added on the server, never read back), then the committed txid, then "
-                + "COMMIT.");
-      }
-      md.append('\n');
-      List<Summary> pg = summaries.values().stream().filter(x -> x.variant().onPostgres()).toList();
-      if (pg.stream().allMatch(x -> medianServerCpu(runs, x.variant()) >= 0)) {
-        md.append("\nCPU of the client (the child JVM, timed section) and of the PostgreSQL server (all its processes "
-            + "over the child's life):\n\n| variant | words/s | client CPU s | server CPU s | client + server CPU s "
-            + "per M words |\n| --- | ---: | ---: | ---: | ---: |\n");
-        for (Summary x : pg) {
-          double server = medianServerCpu(runs, x.variant());
-          md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %.2f |%n", x.variant().id(),
-              x.wordsPerSecond(), x.cpuSeconds(), server,
-              (x.cpuSeconds() + server) / (Counts.total(expected) / 1e6)));
-        }
-      }
-    }
-    if (kafka != null) {
-      KafkaSummary.append(md, kafka.describe(), kafkaTopic, settings, summaries, runs);
-    }
-    if (!latency.isEmpty()) {
-      md.append("\nCommit latency of Epochal RocksDB (transactional, epoch protocol) per batch size "
-          + "(BatchReport.commitNanos: state writes + the atomic RocksDB commit):\n\n"
-          + "| batch (sentences) | words per batch | batches | p50 ms | p99 ms | max ms | words/s |\n"
-          + "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-      for (Run r : latency) {
-        int b = Integer.parseInt(r.tag().substring("batch".length()));
-        md.append(String.format(Locale.ROOT, "| %,d | %,d | %s | %.2f | %.2f | %.2f | %,.0f |%n", b,
-            b * Corpus.WORDS_PER_SENTENCE, r.props().getProperty("batches", "?"),
-            micros(r, "commitP50Micros"), micros(r, "commitP99Micros"), micros(r, "commitMaxMicros"),
-            r.wordsPerSecond()));
-      }
-    }
-    List<String> misses = new ArrayList<>();
-    md.append("\nTargets (same run):\n\n| target | measured | |\n| --- | ---: | --- |\n");
-    target(md, misses, summaries, "Epochal in-memory exactly-once ≥ 0.7× raw loop", Variant.EPOCHAL_MEM_TX,
-        Variant.RAW, 0.7);
-    target(md, misses, summaries, "Epochal in-memory exactly-once ≥ 20× Storm Trident (transactional)",
-        Variant.EPOCHAL_MEM_TX, Variant.STORM_TX, 20);
-    target(md, misses, summaries, "Epochal in-memory opaque ≥ 20× Storm Trident (opaque)",
-        Variant.EPOCHAL_MEM_OPAQUE, Variant.STORM_OPAQUE, 20);
-    target(md, misses, summaries, "Epochal RocksDB exactly-once ≥ 0.8× bare RocksDB loop",
-        Variant.EPOCHAL_ROCKSDB_TX, Variant.ROCKSDB_BARE, 0.8);
-    target(md, misses, summaries, "Epochal RocksDB exactly-once ≥ 5× Flink RocksDB", Variant.EPOCHAL_ROCKSDB_TX,
-        Variant.FLINK_ROCKSDB, 5);
-    target(md, misses, summaries, "Epochal PostgreSQL exactly-once ≥ 0.8× bare JDBC loop", Variant.EPOCHAL_PG_TX,
-        Variant.PG_BARE, 0.8);
-    target(md, misses, summaries, "Epochal Kafka exactly-once (transactional spout, RocksDB) ≥ 0.8× plain "
-        + "KafkaConsumer loop", Variant.EPOCHAL_KAFKA_TX, Variant.KAFKA_PLAIN, 0.8);
-    target(md, misses, summaries, "Epochal Kafka exactly-once (opaque spout, RocksDB) ≥ 0.8× plain KafkaConsumer "
-        + "loop", Variant.EPOCHAL_KAFKA_OPAQUE, Variant.KAFKA_PLAIN, 0.8);
-    if (scale.size() == 2) {
-      Run small = scale.get(0);
-      Run big = scale.get(1);
-      double ratio = big.wordsPerSecond() / small.wordsPerSecond();
-      boolean ok = ratio >= 0.5;
-      if (!ok) {
-        misses.add("10M keys within 2× of 100k keys");
-      }
-      md.append(String.format(Locale.ROOT, "| %s keys within 2× of 100k keys (throughput ratio ≥ 0.5) | %s | %s |%n",
-          humanKeys(settings.scaleKeys()), fmt(ratio), ok ? "met" : "**missed**"));
-      md.append(String.format(Locale.ROOT, "%nScale (Epochal RocksDB transactional, -Xmx%s, same corpus; the large "
-              + "state is prefilled through the pipeline with %s distinct keys before the timed run):%n%n"
-              + "| state | words/s | heap peak MB | heap after GC MB | peak RSS MB | counts |%n"
-              + "| --- | ---: | ---: | ---: | ---: | --- |%n", settings.scaleXmx, humanKeys(settings.scaleKeys())));
-      for (Run r : scale) {
-        md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,d | %,d | %,d | %s |%n",
-            r.tag().equals("keys100k") ? String.format("%,d keys (corpus only)", expected.size())
-                : humanKeys(settings.scaleKeys()) + " prefilled + corpus",
-            r.wordsPerSecond(), r.heapPeakBytes() >> 20,
-            Long.parseLong(r.props().getProperty("heapAfterGcBytes", "0")) >> 20, r.peakRssKb() / 1024,
-            r.verified() ? "verified" : "WRONG"));
-      }
-    }
-    String text = md.toString();
-    out.println();
-    out.println(text);
-    writeFiles(runs, latency, scale, summaries, text);
-    for (Run r : Stream.of(runs, latency, scale).flatMap(List::stream).toList()) {
-      if (!r.verified()) {
-        out.println("NOT VERIFIED: " + r.variant().id() + " " + r.tag() + " round " + r.round() + ": "
-            + r.verification());
-      }
-    }
-    return new Report(runs, latency, scale, misses);
-  }
-
-  /** Median server CPU seconds of a PostgreSQL variant's runs, or -1 if unknown. */
-  private static double medianServerCpu(List<Run> runs, Variant v) {
-    double[] cpu = runs.stream().filter(r -> r.variant() == v)
-        .mapToDouble(r -> Double.parseDouble(r.props().getProperty("serverCpuNanos", "-1e9")) / 1e9).toArray();
-    return cpu.length == 0 || Arrays.stream(cpu).anyMatch(c -> c < 0) ? -1 : median(cpu);
-  }
-
-  private static void target(StringBuilder md, List<String> misses, Map<Variant, Summary> s, String name,
-      Variant a, Variant b, double min) {
-    if (!s.containsKey(a) || !s.containsKey(b)) {
-      return;
-    }
-    double ratio = s.get(a).wordsPerSecond() / s.get(b).wordsPerSecond();
-    boolean ok = ratio >= min;
-    if (!ok) {
-      misses.add(name);
-    }
-    md.append("| ").append(name).append(" | ").append(fmt(ratio)).append(" | ").append(ok ? "met" : "**missed**")
-        .append(" |\n");
-  }
-
-  private void writeFiles(List<Run> runs, List<Run> latency, List<Run> scale, Map<Variant, Summary> summaries,
-      String markdown) {
-    Path dir = settings.out.toAbsolutePath();
-    StringBuilder csv = new StringBuilder("kind,variant,tag,round,words,wall_s,words_per_s,cpu_s,process_cpu_s,"
-        + "peak_rss_mb,heap_peak_mb,commit_p50_ms,commit_p99_ms,verified\n");
-    for (List<Run> list : List.of(runs, latency, scale)) {
-      String kind = list == runs ? "compare" : list == latency ? "latency" : "scale";
-      for (Run r : list) {
-        csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.0f,%.3f,%.3f,%d,%d,%.3f,%.3f,%s%n", kind,
-            r.variant().id(), r.tag(), r.round(), r.words(), r.wallSeconds(), r.wordsPerSecond(), r.cpuSeconds(),
-            r.totalCpuSeconds(), r.peakRssKb() / 1024, r.heapPeakBytes() >> 20, micros(r, "commitP50Micros"),
-            micros(r, "commitP99Micros"), r.verified()));
-      }
-    }
-    StringBuilder sum = new StringBuilder("variant,runs,words_per_s,wall_s,cpu_s,cpu_s_per_m_words,peak_rss_mb,"
-        + "ratio_to_raw,verified\n");
-    Summary raw = summaries.get(Variant.RAW);
-    for (Summary s : summaries.values()) {
-      sum.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.3f,%.3f,%.3f,%d,%s,%s%n", s.variant().id(), s.runs(),
-          s.wordsPerSecond(), s.wallSeconds(), s.cpuSeconds(), s.cpuPerMillionWords(), s.peakRssMb(),
-          raw == null ? "" : String.format(Locale.ROOT, "%.3f", s.wordsPerSecond() / raw.wordsPerSecond()),
-          s.verified()));
-    }
-    try {
-      Files.createDirectories(dir);
-      Files.writeString(dir.resolve("runs.csv"), csv);
-      Files.writeString(dir.resolve("summary.csv"), sum);
-      Files.writeString(dir.resolve("summary.md"), "Machine: " + machine() + "\n\n" + markdown);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    List<Chart.Bar> bars = new ArrayList<>();
-    for (Summary s : summaries.values()) {
-      bars.add(new Chart.Bar(s.variant().label(), s.wordsPerSecond(), Chart.colorOf(s.variant().id()),
-          raw == null ? null : fmt(s.wordsPerSecond() / raw.wordsPerSecond()) + " raw"));
-    }
-    Path chart = settings.chart != null ? settings.chart : dir.resolve("chart.png");
-    Chart.draw(String.format(Locale.ROOT, "Exactly-once word count, %,d words, median of %d runs (%s)",
-        Counts.total(expected), settings.rounds, machineShort()), bars, chart);
-    out.println("wrote " + dir.resolve("runs.csv") + ", summary.csv, summary.md and " + chart);
-  }
-
-  // ------------------------------------------------------------------ helpers
-
-  private static double micros(Run r, String key) {
-    String v = r.props().getProperty(key);
-    return v == null ? Double.NaN : Long.parseLong(v) / 1000.0;
-  }
-
-  private static String fmt(double ratio) {
-    return String.format(Locale.ROOT, ratio >= 10 ? "%.0f×" : ratio >= 1 ? "%.2f×" : "%.3f×", ratio);
-  }
-
-  private static String humanKeys(long keys) {
-    return keys >= 1_000_000 && keys % 1_000_000 == 0 ? keys / 1_000_000 + "M"
-        : keys >= 1000 && keys % 1000 == 0 ? keys / 1000 + "k" : Long.toString(keys);
-  }
-
-  private static double median(double[] values) {
-    double[] v = values.clone();
-    Arrays.sort(v);
-    return v.length == 0 ? 0 : v[v.length / 2];
+    return new E2EReport(s, out, expected, postgresDescription, kafka, kafkaTopic).summarize(runs, latency, scale);
   }
 
   static String loadAverage() {
@@ -569,31 +197,5 @@ public final class E2E {
       // fall through
     }
     return -1;
-  }
-
-  private static String tail(Path file, int lines) {
-    try {
-      List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-    } catch (IOException | RuntimeException e) {
-      return "(no log: " + e + ")";
-    }
-  }
-
-  static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,5 +1,6 @@
 package io.epochal.benchmarks;
 
+import io.epochal.benchmarks.E2EReport.Summary;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -9,10 +10,10 @@ final class KafkaSummary {
   private KafkaSummary() {
   }
 
-  static void append(StringBuilder md, String broker, String topic, E2ESettings s, Map<Variant, E2E.Summary> summaries,
+  static void append(StringBuilder md, String broker, String topic, E2ESettings s, Map<Variant, Summary> summaries,
       List<E2E.Run> runs) {
     appendSink(md, s, summaries);
-    List<E2E.Summary> kafka = summaries.values().stream()
+    List<Summary> kafka = summaries.values().stream()
         .filter(x -> x.variant().onKafka() && !x.variant().isKafkaSink()).toList();
     if (kafka.isEmpty()) {
       return;
@@ -25,13 +26,13 @@ final class KafkaSummary {
             + "on RocksDB (epoch protocol: state rows, offset ranges and txid in one write batch per batch).%n",
         broker, topic, s.kafkaPartitions, Math.min(10_000, Math.max(1, s.batch / s.kafkaPartitions)),
         Math.max(1, s.batch / s.kafkaPartitions)));
-    E2E.Summary plain = summaries.get(Variant.KAFKA_PLAIN);
+    Summary plain = summaries.get(Variant.KAFKA_PLAIN);
     boolean brokerCpu = runs.stream().filter(r -> r.variant().onKafka() && !r.variant().isKafkaSink())
         .allMatch(r -> r.props().getProperty("brokerCpuNanos") != null);
     md.append("\n| variant | words/s | × plain loop | client CPU s | ")
         .append(brokerCpu ? "broker CPU s | client + broker CPU s per M words | " : "").append("counts |\n")
         .append(brokerCpu ? "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n" : "| --- | ---: | ---: | ---: | --- |\n");
-    for (E2E.Summary x : kafka) {
+    for (Summary x : kafka) {
       md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %.2f | ", x.variant().id(), x.wordsPerSecond(),
           plain == null ? "-" : String.format(Locale.ROOT, "%.3f×", x.wordsPerSecond() / plain.wordsPerSecond()),
           x.cpuSeconds()));
@@ -52,9 +53,9 @@ final class KafkaSummary {
   }
 
   /** The sink variants: Epochal's exactly-once Kafka sink against a plain idempotent producer of the same records. */
-  private static void appendSink(StringBuilder md, E2ESettings s, Map<Variant, E2E.Summary> summaries) {
-    E2E.Summary plain = summaries.get(Variant.KAFKA_SINK_PLAIN);
-    E2E.Summary epochal = summaries.get(Variant.EPOCHAL_KAFKA_SINK);
+  private static void appendSink(StringBuilder md, E2ESettings s, Map<Variant, Summary> summaries) {
+    Summary plain = summaries.get(Variant.KAFKA_SINK_PLAIN);
+    Summary epochal = summaries.get(Variant.EPOCHAL_KAFKA_SINK);
     if (plain == null && epochal == null) {
       return;
     }
@@ -65,7 +66,7 @@ final class KafkaSummary {
         + "`epochal-kafka-sink`: `epochal-rocksdb-tx` with `newValuesStream().to(KafkaSinks.exactlyOnce(..))` (outbox "
         + "in the checkpoint, one Kafka transaction per engine partition and batch).%n%n", s.batch, s.kafkaPartitions));
     md.append("| variant | words/s | × plain producer | CPU s | counts |\n| --- | ---: | ---: | ---: | --- |\n");
-    for (E2E.Summary x : new E2E.Summary[] {plain, epochal}) {
+    for (Summary x : new Summary[] {plain, epochal}) {
       if (x == null) {
         continue;
       }

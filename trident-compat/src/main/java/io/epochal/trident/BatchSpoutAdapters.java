@@ -5,6 +5,8 @@ import io.epochal.codec.Codecs;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.NonTransactionalSpout;
+import io.epochal.spout.Spout;
+import io.epochal.spout.SpoutKind;
 import io.epochal.spout.TransactionalSpout;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,25 @@ import org.apache.storm.tuple.Fields;
  */
 final class BatchSpoutAdapters {
   private BatchSpoutAdapters() {
+  }
+
+  /** The transactional adapter of spout {@code name}; see {@code EpochalTrident.spout(String, IBatchSpout)}. */
+  static TransactionalSpout<TridentTuple, ?> transactional(String name, IBatchSpout spout) {
+    return new Transactional(SpoutSupport.of(name, spout), spout);
+  }
+
+  /** The adapter of {@code kind}; see {@code EpochalTrident.spout(String, IBatchSpout, SpoutKind)}. */
+  static Spout<TridentTuple, ?> of(String name, IBatchSpout spout, SpoutKind kind) {
+    SpoutSupport support = SpoutSupport.of(name, spout);
+    switch (Objects.requireNonNull(kind, "kind")) {
+      case TRANSACTIONAL:
+        return new Transactional(support, spout);
+      case NON_TRANSACTIONAL:
+        return (NonTransactionalSpout<TridentTuple>) new NonTransactional(support, spout);
+      default:
+        throw new IllegalArgumentException("an IBatchSpout cannot be OPAQUE: it has no batch metadata to continue "
+            + "from. Declare it TRANSACTIONAL (it re-emits a batch id's tuples) or NON_TRANSACTIONAL");
+    }
   }
 
   /** The spout plus the tuples emitted ahead of time, by batch id. Used by one engine thread. */

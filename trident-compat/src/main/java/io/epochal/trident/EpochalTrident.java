@@ -1,11 +1,9 @@
 package io.epochal.trident;
 
 import io.epochal.codec.Codec;
-import io.epochal.codec.Codecs;
 import io.epochal.pipeline.KeyValue;
 import io.epochal.pipeline.StateRef;
 import io.epochal.pipeline.Stream;
-import io.epochal.spout.NonTransactionalSpout;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.Spout;
 import io.epochal.spout.SpoutKind;
@@ -14,18 +12,14 @@ import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
-import io.epochal.state.opaque.OpaqueMap;
 import io.epochal.state.opaque.OpaqueValue;
-import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableStore;
+import io.epochal.trident.internal.KryoValues;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -103,6 +97,7 @@ import org.apache.storm.tuple.Fields;
  *
  * @since 0.1.0
  */
+@SuppressWarnings("rawtypes") // Trident's own types are raw (OpaqueValue, TransactionalValue, Serializer)
 public final class EpochalTrident {
   private EpochalTrident() {
   }
@@ -142,13 +137,7 @@ public final class EpochalTrident {
    */
   public static Stream<TridentTuple> newStream(io.epochal.pipeline.PipelineBuilder builder,
       Spout<TridentTuple, ?> spout) {
-    Objects.requireNonNull(builder, "builder");
-    if (!(Objects.requireNonNull(spout, "spout") instanceof SpoutSupport.Adapter adapter)) {
-      throw new IllegalArgumentException("spout " + spout.name() + " (" + spout.getClass().getName() + ") was not "
-          + "made by EpochalTrident.spout, so its fields are unknown: declare them with "
-          + "EpochalTrident.withFields(builder.source(spout), fields)");
-    }
-    return new FieldsStream(builder.source(spout), adapter.outputFields());
+    return TridentStreams.newStream(builder, spout);
   }
 
   /**
@@ -160,42 +149,7 @@ public final class EpochalTrident {
    * @throws IllegalArgumentException if the stream's fields are already known and differ
    */
   public static Stream<TridentTuple> withFields(Stream<TridentTuple> stream, Fields fields) {
-    Objects.requireNonNull(stream, "stream");
-    Objects.requireNonNull(fields, "fields");
-    Optional<Fields> known = FieldsStream.fieldsOf(stream);
-    if (known.isPresent()) {
-      if (!known.get().toList().equals(fields.toList())) {
-        throw new IllegalArgumentException("the stream's fields are " + known.get() + ", not " + fields);
-      }
-      return stream;
-    }
-    return new FieldsStream(stream.map(new DeclaredFields(fields)), fields);
-  }
-
-  /** The run-time check of {@link #withFields}: every record has exactly the declared fields. */
-  private static final class DeclaredFields implements Function<TridentTuple, TridentTuple> {
-    private final Fields fields;
-    private final List<String> names;
-    private volatile Fields lastChecked;
-
-    DeclaredFields(Fields fields) {
-      this.fields = fields;
-      this.names = fields.toList();
-    }
-
-    @Override
-    public TridentTuple apply(TridentTuple record) {
-      Fields actual = record.getFields();
-      if (actual != lastChecked) {
-        if (!actual.toList().equals(names)) {
-          throw new io.epochal.errors.InvalidRecordException("a record of a stream declared (EpochalTrident."
-              + "withFields) with fields " + fields + " has fields " + actual + ": " + record + ". The pipeline "
-              + "stops: no replay fixes it");
-        }
-        lastChecked = actual;
-      }
-      return record;
-    }
+    return TridentStreams.withFields(stream, fields);
   }
 
   /**
@@ -219,8 +173,7 @@ public final class EpochalTrident {
    */
   public static Function<TridentTuple, Iterable<TridentTuple>> each(Fields inputFields,
       org.apache.storm.trident.operation.Function function, Fields functionFields) {
-    return Operations.each(inputFields, Objects.requireNonNull(function, "function"),
-        Objects.requireNonNull(functionFields, "functionFields"));
+    return Operations.each(inputFields, function, functionFields);
   }
 
   /**
@@ -231,33 +184,15 @@ public final class EpochalTrident {
    * @throws IllegalArgumentException if Storm could not copy the filter (it is not serializable)
    */
   public static Predicate<TridentTuple> filter(Fields inputFields, Filter filter) {
-    return Operations.filter(inputFields, Objects.requireNonNull(filter, "filter"));
+    return Operations.filter(inputFields, filter);
   }
 
   /**
    * Turns an aggregate's new values (Epochal's {@code newValuesStream()}) into Trident's shape: the grouping fields'
    * values followed by the value, with fields {@code groupFields} + {@code valueField}.
    */
-  public static <V> Function<KeyValue<List<Object>, V>, TridentTuple> newValues(Fields groupFields,
-      Fields valueField) {
-    Objects.requireNonNull(groupFields, "groupFields");
-    Objects.requireNonNull(valueField, "valueField");
-    if (valueField.size() != 1) {
-      throw new IllegalArgumentException("valueField must be one field, was " + valueField);
-    }
-    Fields all = TridentFields.concat(groupFields, valueField, "EpochalTrident.newValues");
-    return kv -> {
-      List<Object> key = kv.key();
-      if (key.size() != groupFields.size()) {
-        throw new io.epochal.errors.InvalidRecordException("EpochalTrident.newValues(" + groupFields + ", "
-            + valueField + ") got key " + key + " of " + key.size() + " values; the grouping has " + groupFields.size()
-            + " fields. The pipeline stops: no replay fixes it");
-      }
-      List<Object> values = new ArrayList<>(key.size() + 1);
-      values.addAll(key);
-      values.add(kv.value());
-      return FieldsTuple.of(all, values);
-    };
+  public static <V> Function<KeyValue<List<Object>, V>, TridentTuple> newValues(Fields groupFields, Fields valueField) {
+    return TridentStreams.newValues(groupFields, valueField);
   }
 
   // ================================================================== aggregators, updaters, queries
@@ -276,7 +211,7 @@ public final class EpochalTrident {
    */
   public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(Fields inputFields,
       CombinerAggregator<V> aggregator) {
-    return new Operations.Combiner<>(Objects.requireNonNull(inputFields, "inputFields"), aggregator);
+    return Operations.Combiner.over(inputFields, aggregator);
   }
 
   /** A Trident reducer over whole tuples; see {@link #reducer(Fields, ReducerAggregator)}. */
@@ -291,7 +226,7 @@ public final class EpochalTrident {
    */
   public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(Fields inputFields,
       ReducerAggregator<V> aggregator) {
-    return new Operations.Reducer<>(Objects.requireNonNull(inputFields, "inputFields"), aggregator);
+    return Operations.Reducer.over(inputFields, aggregator);
   }
 
   /**
@@ -309,7 +244,7 @@ public final class EpochalTrident {
    */
   public static <S extends io.epochal.state.State> io.epochal.pipeline.StateUpdater<S, TridentTuple> updater(
       Fields inputFields, StateUpdater<?> updater) {
-    return Operations.updater(inputFields, Objects.requireNonNull(updater, "updater"));
+    return Operations.updater(inputFields, updater);
   }
 
   /**
@@ -323,14 +258,7 @@ public final class EpochalTrident {
    */
   public static <S extends io.epochal.state.State> Stream<TridentTuple> stateQuery(Stream<TridentTuple> stream,
       StateRef<S> state, Fields inputFields, QueryFunction<?, ?> function, Fields functionFields) {
-    Objects.requireNonNull(stream, "stream");
-    Objects.requireNonNull(inputFields, "inputFields");
-    Operations.Query<S> query = Operations.query(inputFields, Objects.requireNonNull(function, "function"),
-        Objects.requireNonNull(functionFields, "functionFields"));
-    Optional<Fields> output = FieldsStream.fieldsOf(stream).map(query::outputOn);
-    Stream<TridentTuple> results = stream.stateQuery(Objects.requireNonNull(state, "state"), key(inputFields), query)
-        .flatMap(list -> list);
-    return output.<Stream<TridentTuple>>map(fields -> new FieldsStream(results, fields)).orElse(results);
+    return TridentStreams.stateQuery(stream, state, inputFields, function, functionFields);
   }
 
   // ================================================================== states on the Epochal engine
@@ -348,51 +276,34 @@ public final class EpochalTrident {
    *
    * @param <V> the value type (untyped in Trident; {@code Long} for {@code Count})
    */
-  @SuppressWarnings({"rawtypes", "unchecked"})
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> opaqueState(
       org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.OpaqueValue> backing) {
-    Objects.requireNonNull(backing, "backing");
-    return opaqueState(context -> backing);
+    return TridentMapStates.opaque(backing);
   }
 
   /** {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} with one Trident store per partition. */
-  @SuppressWarnings({"rawtypes", "unchecked"})
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> opaqueState(
       Function<? super StateContext, ? extends org.apache.storm.trident.state.map.IBackingMap<
           org.apache.storm.trident.state.OpaqueValue>> backingPerPartition) {
-    Objects.requireNonNull(backingPerPartition, "backingPerPartition");
-    Object factory = TridentNullCells.hiding(OpaqueMap.<List<Object>, Object>factory(
-        context -> new TridentBackingMap<>(
-            (org.apache.storm.trident.state.map.IBackingMap) backingPerPartition.apply(context),
-            TridentBackingMap.OPAQUE, context.stateName())));
-    return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
+    return TridentMapStates.opaque(backingPerPartition);
   }
 
   /**
    * Epochal's {@code TransactionalMap} over a Trident {@code IBackingMap<TransactionalValue>}, one map per partition
    * over the same store; see {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} for the cells.
    */
-  @SuppressWarnings({"rawtypes", "unchecked"})
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> transactionalState(
       org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.TransactionalValue> backing) {
-    Objects.requireNonNull(backing, "backing");
-    Object factory = TridentNullCells.hiding(TransactionalMap.<List<Object>, Object>factory(
-        context -> new TridentBackingMap<>((org.apache.storm.trident.state.map.IBackingMap) backing,
-            TridentBackingMap.TRANSACTIONAL, context.stateName())));
-    return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) factory;
+    return TridentMapStates.transactional(backing);
   }
 
   /**
    * Epochal's {@code NonTransactionalMap} over a Trident {@code IBackingMap} of plain values: replays are applied
    * again, so a pipeline using it must opt in to {@code AT_LEAST_ONCE}.
    */
-  @SuppressWarnings({"rawtypes", "unchecked"})
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> nonTransactionalState(
       org.apache.storm.trident.state.map.IBackingMap<?> backing) {
-    Objects.requireNonNull(backing, "backing");
-    IBackingMap<List<Object>, V> adapted = (IBackingMap) new TridentBackingMap<>(
-        (org.apache.storm.trident.state.map.IBackingMap) backing, TridentBackingMap.PLAIN, "non-transactional");
-    return io.epochal.state.NonTransactionalMap.factory(adapted);
+    return TridentMapStates.nonTransactional(backing);
   }
 
   /**
@@ -411,11 +322,9 @@ public final class EpochalTrident {
    *     pairing with the spout from it
    * @param conf the Storm configuration passed to {@code makeState}
    */
-  @SuppressWarnings("unchecked")
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
       org.apache.storm.trident.state.StateFactory factory, StateKind kind, Map<String, Object> conf) {
-    Object adapter = new TridentStateFactoryAdapter(factory, kind, conf);
-    return (io.epochal.state.StateFactory<MapState<List<Object>, V>>) adapter;
+    return TridentMapStates.trident(factory, kind, conf);
   }
 
   /** {@link #tridentState(org.apache.storm.trident.state.StateFactory, StateKind, Map)} with an empty configuration. */
@@ -461,8 +370,7 @@ public final class EpochalTrident {
    * @param name the spout's name in the pipeline (its checkpoint key)
    */
   public static TransactionalSpout<TridentTuple, ?> spout(String name, IBatchSpout spout) {
-    return new BatchSpoutAdapters.Transactional(support(name, spout.getOutputFields(),
-        spout.getComponentConfiguration()), spout);
+    return BatchSpoutAdapters.transactional(name, spout);
   }
 
   /**
@@ -472,16 +380,7 @@ public final class EpochalTrident {
    * @throws IllegalArgumentException for {@code OPAQUE}: an {@code IBatchSpout} has no position to continue from
    */
   public static Spout<TridentTuple, ?> spout(String name, IBatchSpout spout, SpoutKind kind) {
-    SpoutSupport support = support(name, spout.getOutputFields(), spout.getComponentConfiguration());
-    switch (Objects.requireNonNull(kind, "kind")) {
-      case TRANSACTIONAL:
-        return new BatchSpoutAdapters.Transactional(support, spout);
-      case NON_TRANSACTIONAL:
-        return (NonTransactionalSpout<TridentTuple>) new BatchSpoutAdapters.NonTransactional(support, spout);
-      default:
-        throw new IllegalArgumentException("an IBatchSpout cannot be OPAQUE: it has no batch metadata to continue "
-            + "from. Declare it TRANSACTIONAL (it re-emits a batch id's tuples) or NON_TRANSACTIONAL");
-    }
+    return BatchSpoutAdapters.of(name, spout, kind);
   }
 
   /**
@@ -500,17 +399,7 @@ public final class EpochalTrident {
    *     {@code IOpaquePartitionedTridentSpout}
    */
   public static Spout<TridentTuple, ?> spout(String name, ITridentSpout<?> spout, SpoutKind kind) {
-    SpoutSupport support = support(name, spout.getOutputFields(), spout.getComponentConfiguration());
-    switch (Objects.requireNonNull(kind, "kind")) {
-      case TRANSACTIONAL:
-        return new TridentSpoutAdapters.Transactional(support, spout);
-      case NON_TRANSACTIONAL:
-        return (NonTransactionalSpout<TridentTuple>) new TridentSpoutAdapters.NonTransactional(support, spout);
-      default:
-        throw new IllegalArgumentException("a generic ITridentSpout cannot be run as OPAQUE: its emitter keeps its "
-            + "position itself, where Epochal cannot checkpoint it. Implement IOpaquePartitionedTridentSpout, or "
-            + "declare TRANSACTIONAL or NON_TRANSACTIONAL");
-    }
+    return TridentSpoutAdapters.of(name, spout, kind);
   }
 
   /**
@@ -520,8 +409,7 @@ public final class EpochalTrident {
    * partition of the batch. Partition metadata is kept as JSON, keyed by partition id.
    */
   public static TransactionalSpout<TridentTuple, ?> spout(String name, IPartitionedTridentSpout<?, ?, ?> spout) {
-    return new PartitionedSpoutAdapters.Transactional(support(name, spout.getOutputFields(),
-        spout.getComponentConfiguration()), spout);
+    return PartitionedSpoutAdapters.transactional(name, spout);
   }
 
   /**
@@ -532,12 +420,7 @@ public final class EpochalTrident {
    * has); use a table-backed state on the epoch protocol, or opt in to {@code AT_LEAST_ONCE}.
    */
   public static OpaqueSpout<TridentTuple, ?> spout(String name, IOpaquePartitionedTridentSpout<?, ?, ?> spout) {
-    return new PartitionedSpoutAdapters.Opaque(support(name, spout.getOutputFields(),
-        spout.getComponentConfiguration()), spout);
-  }
-
-  private static SpoutSupport support(String name, Fields fields, Map<String, Object> componentConf) {
-    return new SpoutSupport(Objects.requireNonNull(name, "name"), fields, componentConf, Map.of());
+    return PartitionedSpoutAdapters.opaque(name, spout);
   }
 
   // ================================================================== their data
@@ -551,17 +434,13 @@ public final class EpochalTrident {
    * @param <V> the value type the JSON decodes to ({@code Long}, {@code Double}, {@code String}, {@code List},
    *     {@code Map})
    */
-  @SuppressWarnings("unchecked")
   public static <V> Codec<OpaqueValue<V>> opaqueJsonCodec() {
-    Object codec = TridentJsonCodec.opaque();
-    return (Codec<OpaqueValue<V>>) codec;
+    return TridentJsonCodec.opaqueOf();
   }
 
   /** Trident's transactional JSON cell {@code [txid, val]} as an Epochal {@link TransactionalValue}; as above. */
-  @SuppressWarnings("unchecked")
   public static <V> Codec<TransactionalValue<V>> transactionalJsonCodec() {
-    Object codec = TridentJsonCodec.transactional();
-    return (Codec<TransactionalValue<V>>) codec;
+    return TridentJsonCodec.transactionalOf();
   }
 
   /**
@@ -569,10 +448,8 @@ public final class EpochalTrident {
    * of Epochal table-backed states that store JSON. Encoding refuses anything but JSON values. Id
    * {@code "trident-json:v1"}.
    */
-  @SuppressWarnings("unchecked")
   public static <V> Codec<V> jsonValueCodec() {
-    Object codec = TridentJsonCodec.value();
-    return (Codec<V>) codec;
+    return TridentJsonCodec.valueOf();
   }
 
   /**
@@ -600,7 +477,6 @@ public final class EpochalTrident {
    * {@code ClassCastException: Integer cannot be cast to Long} (Storm 2.6+). Pass it where a state's options take a
    * {@code Serializer}.
    */
-  @SuppressWarnings("rawtypes")
   public static Serializer longSafeSerializer(StateType type) {
     return new LongSafeJsonSerializer(type);
   }
@@ -634,28 +510,17 @@ public final class EpochalTrident {
    */
   public static org.apache.storm.trident.state.StateFactory stormOpaqueState(
       SerializableSupplier<? extends IBackingMap<List<Object>, OpaqueValue<Object>>> backing) {
-    return new StormStateFactory(StormStateFactory.Kind.OPAQUE, new StormStateFactory.SupplierSource(backing), 0,
-        "epochal-opaque");
+    return StormStateFactory.over(StormStateFactory.Kind.OPAQUE, backing, "epochal-opaque");
   }
 
   /** As {@link #stormOpaqueState}, with Epochal {@code TransactionalMap}s. */
   public static org.apache.storm.trident.state.StateFactory stormTransactionalState(
       SerializableSupplier<? extends IBackingMap<List<Object>, TransactionalValue<Object>>> backing) {
-    return new StormStateFactory(StormStateFactory.Kind.TRANSACTIONAL,
-        new StormStateFactory.SupplierSource(backing), 0, "epochal-transactional");
+    return StormStateFactory.over(StormStateFactory.Kind.TRANSACTIONAL, backing, "epochal-transactional");
   }
 
   /** Kryo values, for {@link StormStateBuilder#valueCodec}: {@code EpochalTrident.kryoValues()}. */
   public static SerializableSupplier<Codec<Object>> kryoValues() {
     return KryoValues.INSTANCE;
-  }
-
-  private enum KryoValues implements SerializableSupplier<Codec<Object>> {
-    INSTANCE;
-
-    @Override
-    public Codec<Object> get() {
-      return Codecs.kryo();
-    }
   }
 }

@@ -47,6 +47,11 @@ final class Operations {
     private final TridentFields.Selector input;
     private final CombinerAggregator<V> agg;
 
+    /** Over the tuples projected to {@code input}, which must not be null. */
+    static <V> Combiner<V> over(Fields input, CombinerAggregator<V> agg) {
+      return new Combiner<>(Objects.requireNonNull(input, "inputFields"), agg);
+    }
+
     Combiner(Fields input, CombinerAggregator<V> agg) {
       this.agg = Objects.requireNonNull(agg, "aggregator");
       this.input = new TridentFields.Selector(input, "EpochalTrident.combiner(" + agg.getClass().getSimpleName() + ")");
@@ -82,6 +87,11 @@ final class Operations {
       TridentFields.Selecting {
     private final TridentFields.Selector input;
     private final ReducerAggregator<V> agg;
+
+    /** Over the tuples projected to {@code input}, which must not be null. */
+    static <V> Reducer<V> over(Fields input, ReducerAggregator<V> agg) {
+      return new Reducer<>(Objects.requireNonNull(input, "inputFields"), agg);
+    }
 
     Reducer(Fields input, ReducerAggregator<V> agg) {
       this.agg = Objects.requireNonNull(agg, "aggregator");
@@ -207,7 +217,8 @@ final class Operations {
   }
 
   static Each each(Fields input, org.apache.storm.trident.operation.Function function, Fields output) {
-    return new Each(input, function, output);
+    return new Each(input, Objects.requireNonNull(function, "function"),
+        Objects.requireNonNull(output, "functionFields"));
   }
 
   /** Trident's {@code each(inputFields, filter)}. */
@@ -241,7 +252,7 @@ final class Operations {
   }
 
   static Predicate<TridentTuple> filter(Fields input, Filter filter) {
-    return new FilterOp(input, filter);
+    return new FilterOp(input, Objects.requireNonNull(filter, "filter"));
   }
 
   // ------------------------------------------------------------------ state operations
@@ -336,7 +347,7 @@ final class Operations {
 
   static <S extends State> StateUpdater<S, TridentTuple> updater(Fields input,
       org.apache.storm.trident.state.StateUpdater<?> updater) {
-    return new Updater<>(input, updater);
+    return new Updater<>(input, Objects.requireNonNull(updater, "updater"));
   }
 
   /** A Trident {@code QueryFunction} as an Epochal one: per record, the tuples it emits. */

@@ -50,6 +50,17 @@ final class PartitionedSpoutAdapters {
   private PartitionedSpoutAdapters() {
   }
 
+  /** See {@code EpochalTrident.spout(String, IPartitionedTridentSpout)}. */
+  static TransactionalSpout<TridentTuple, ?> transactional(String name, IPartitionedTridentSpout<?, ?, ?> spout) {
+    return new Transactional(SpoutSupport.of(name, spout.getOutputFields(), spout.getComponentConfiguration()),
+        spout);
+  }
+
+  /** See {@code EpochalTrident.spout(String, IOpaquePartitionedTridentSpout)}. */
+  static OpaqueSpout<TridentTuple, ?> opaque(String name, IOpaquePartitionedTridentSpout<?, ?, ?> spout) {
+    return new Opaque(SpoutSupport.of(name, spout.getOutputFields(), spout.getComponentConfiguration()), spout);
+  }
+
   /** The partitions as the emitter orders them, by id, with refresh tracking. */
   private static final class Partitions {
     private final String spout;

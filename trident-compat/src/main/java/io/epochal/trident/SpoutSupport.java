@@ -39,6 +39,16 @@ final class SpoutSupport {
   private TopologyContext coordinatorContext;
   private TopologyContext emitterContext;
 
+  /** The support of a spout made by {@code EpochalTrident.spout}: no configuration beyond the spout's own. */
+  static SpoutSupport of(String name, Fields fields, Map<String, Object> componentConf) {
+    return new SpoutSupport(Objects.requireNonNull(name, "name"), fields, componentConf, Map.of());
+  }
+
+  /** {@link #of(String, Fields, Map)} of a Trident {@code IBatchSpout}. */
+  static SpoutSupport of(String name, org.apache.storm.trident.spout.IBatchSpout spout) {
+    return of(name, spout.getOutputFields(), spout.getComponentConfiguration());
+  }
+
   SpoutSupport(String name, Fields fields, Map<String, Object> componentConf, Map<String, Object> conf) {
     this.name = Objects.requireNonNull(name, "name");
     if (name.isBlank()) {

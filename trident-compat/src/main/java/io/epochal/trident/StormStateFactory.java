@@ -67,6 +67,12 @@ final class StormStateFactory implements StateFactory {
 
   private final Guarantee guarantee;
 
+  /** Maps of {@code kind} over the Epochal backing maps {@code backing} supplies, uncached. */
+  static StormStateFactory over(Kind kind, SerializableSupplier<? extends IBackingMap<List<Object>, ?>> backing,
+      String stateName) {
+    return new StormStateFactory(kind, new SupplierSource(backing), 0, stateName);
+  }
+
   StormStateFactory(Kind kind, Source source, int cacheSize, String stateName) {
     this(kind, source, cacheSize, stateName, Guarantee.EXACTLY_ONCE);
   }

@@ -32,6 +32,24 @@ final class TridentJsonCodec {
     }
   }
 
+  /** {@link #opaque()} as the codec of the value type the caller expects the JSON to decode to. */
+  @SuppressWarnings("unchecked")
+  static <V> Codec<OpaqueValue<V>> opaqueOf() {
+    return (Codec<OpaqueValue<V>>) (Object) opaque();
+  }
+
+  /** {@link #transactional()} as the codec of the value type the caller expects the JSON to decode to. */
+  @SuppressWarnings("unchecked")
+  static <V> Codec<TransactionalValue<V>> transactionalOf() {
+    return (Codec<TransactionalValue<V>>) (Object) transactional();
+  }
+
+  /** {@link #value()} as the codec of the value type the caller expects the JSON to decode to. */
+  @SuppressWarnings("unchecked")
+  static <V> Codec<V> valueOf() {
+    return (Codec<V>) (Object) value();
+  }
+
   static Codec<OpaqueValue<Object>> opaque() {
     return new Codec<>() {
       @Override

@@ -4,6 +4,8 @@ import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
 import io.epochal.spout.NonTransactionalSpout;
+import io.epochal.spout.Spout;
+import io.epochal.spout.SpoutKind;
 import io.epochal.spout.TransactionalSpout;
 import io.epochal.trident.SpoutSupport.Meta;
 import java.util.List;
@@ -33,6 +35,21 @@ import org.apache.storm.tuple.Fields;
  */
 final class TridentSpoutAdapters {
   private TridentSpoutAdapters() {
+  }
+
+  /** The adapter of {@code kind}; see {@code EpochalTrident.spout(String, ITridentSpout, SpoutKind)}. */
+  static Spout<TridentTuple, ?> of(String name, ITridentSpout<?> spout, SpoutKind kind) {
+    SpoutSupport support = SpoutSupport.of(name, spout.getOutputFields(), spout.getComponentConfiguration());
+    switch (Objects.requireNonNull(kind, "kind")) {
+      case TRANSACTIONAL:
+        return new Transactional(support, spout);
+      case NON_TRANSACTIONAL:
+        return (NonTransactionalSpout<TridentTuple>) new NonTransactional(support, spout);
+      default:
+        throw new IllegalArgumentException("a generic ITridentSpout cannot be run as OPAQUE: its emitter keeps its "
+            + "position itself, where Epochal cannot checkpoint it. Implement IOpaquePartitionedTridentSpout, or "
+            + "declare TRANSACTIONAL or NON_TRANSACTIONAL");
+    }
   }
 
   /** The coordinator, the emitter and the tuples emitted ahead of time. Used by one engine thread. */

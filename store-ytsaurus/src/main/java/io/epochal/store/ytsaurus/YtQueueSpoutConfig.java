@@ -1,5 +1,8 @@
 package io.epochal.store.ytsaurus;
 
+import static io.epochal.store.ytsaurus.internal.BuilderOptions.once;
+import static io.epochal.store.ytsaurus.internal.BuilderOptions.positive;
+
 import io.epochal.pipeline.Sleeper;
 import io.epochal.store.ytsaurus.internal.ConsumerAdvances;
 import io.epochal.store.ytsaurus.internal.YtCypress;
@@ -227,20 +230,6 @@ public final class YtQueueSpoutConfig<T> {
         throw new IllegalArgumentException(what + " must not be blank");
       }
       return s;
-    }
-
-    private static void once(boolean set, String option) {
-      if (set) {
-        throw new IllegalStateException(option + " was already set");
-      }
-    }
-
-    private static Duration positive(Duration d, String option) {
-      Objects.requireNonNull(d, option);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(option + " must be positive, got " + d);
-      }
-      return d;
     }
 
     /**

@@ -1,7 +1,8 @@
 package io.epochal.store.ytsaurus;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import static io.epochal.store.ytsaurus.internal.BuilderOptions.once;
+import static io.epochal.store.ytsaurus.internal.BuilderOptions.positive;
+
 import io.epochal.errors.SchemaMismatchException;
 import io.epochal.errors.StoreException;
 import io.epochal.pipeline.Sleeper;
@@ -20,18 +21,12 @@ import io.epochal.store.ytsaurus.internal.LatestReads;
 import io.epochal.store.ytsaurus.internal.LeaseManager;
 import io.epochal.store.ytsaurus.internal.PinnedTransaction;
 import io.epochal.store.ytsaurus.internal.ProxyPool;
-import io.epochal.store.ytsaurus.internal.SingleTableLayout;
 import io.epochal.store.ytsaurus.internal.SingleTableTransaction;
 import io.epochal.store.ytsaurus.internal.YtAuth;
-import io.epochal.store.ytsaurus.internal.YtCommand;
 import io.epochal.store.ytsaurus.internal.YtCypress;
 import io.epochal.store.ytsaurus.internal.YtHttpClient;
-import io.epochal.store.ytsaurus.internal.YtHttpClient.Call;
-import io.epochal.store.ytsaurus.internal.YtJson;
-import io.epochal.store.ytsaurus.internal.YtSchemas;
-import io.epochal.store.ytsaurus.internal.YtTable;
+import io.epochal.store.ytsaurus.internal.YtTableCatalog;
 import io.epochal.store.ytsaurus.internal.YtTableStoreSupport;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -88,7 +83,7 @@ public final class YtTableStore implements TableStore {
   private final CommitHook hook;
   private final ReadHook readHook;
   private final YtHttpClient client;
-  private final YtCypress cypress;
+  private final YtTableCatalog tables;
   private final ProxyPool pool;
   private final LeaseManager leases;
   private final ConsumerAdvances consumerAdvances = new ConsumerAdvances();
@@ -106,8 +101,10 @@ public final class YtTableStore implements TableStore {
         : YtAuth.resolveToken(System.getenv(), Path.of(System.getProperty("user.home", ".")));
     this.client = new YtHttpClient(new YtHttpClient.Settings(token, b.connectTimeout, b.requestTimeout,
         b.maxAttempts, b.initialBackoff, b.maxBackoff, b.sleeper == null ? Sleeper.system() : b.sleeper));
-    this.cypress = new YtCypress(client, proxy, b.mountTimeout);
+    YtCypress cypress = new YtCypress(client, proxy, b.mountTimeout);
     this.sharedTable = b.singleTable != null ? b.singleTable : root + "/epochal_rows";
+    this.tables = new YtTableCatalog(this, client, cypress, proxy, root, tabletCount,
+        mode == YtMode.SINGLE_TABLE ? sharedTable : null);
     if (mode == YtMode.PINNED) {
       this.pool = new ProxyPool(client, proxy, b.discoverHeavyProxies);
       LOG.info("YTsaurus table store: pinned mode, entry proxy {}, heavy proxies {}, root {}", proxy,
@@ -121,12 +118,7 @@ public final class YtTableStore implements TableStore {
           + "overwrite newer data after losing its lease. Use the pinned mode when the heavy proxies are reachable.",
           proxy, sharedTable);
       try {
-        ensureTable(sharedTable, SingleTableLayout.ytSchema(), YtJson.object());
-        JsonNode actual = cypress.get(sharedTable + "/@schema").orElseThrow();
-        if (!YtSchemas.describeYt(actual, null).equals(YtSchemas.describeYt(SingleTableLayout.ytSchema(), null))) {
-          throw new SchemaMismatchException(sharedTable, YtSchemas.describeYt(SingleTableLayout.ytSchema(), null),
-              YtSchemas.describeYt(actual, null));
-        }
+        tables.ensureSharedTable();
       } catch (RuntimeException e) {
         client.close();
         throw e;
@@ -181,69 +173,7 @@ public final class YtTableStore implements TableStore {
   public Table openTable(TableSchema schema) {
     Objects.requireNonNull(schema, "schema");
     checkOpen();
-    if (mode == YtMode.SINGLE_TABLE) {
-      return openLogical(schema);
-    }
-    String path = YtCypress.resolve(root, schema.path());
-    Optional<TableSchema> existing = readSchema(schema.path(), path, schema);
-    if (existing.isEmpty()) {
-      ObjectNode attrs = YtJson.object();
-      attrs.set(YtSchemas.ATTRIBUTES_ATTRIBUTE, YtSchemas.attributesToYt(schema));
-      ensureTable(path, YtSchemas.toYt(schema), attrs);
-      existing = readSchema(schema.path(), path, schema);
-      if (existing.isEmpty()) {
-        throw new StoreException("table " + path + " vanished right after it was created");
-      }
-    } else {
-      cypress.mountAndWait(path);
-    }
-    return new YtTable(schema, path, this);
-  }
-
-  private void ensureTable(String path, com.fasterxml.jackson.databind.node.ArrayNode schema, ObjectNode attrs) {
-    if (cypress.createDynamicTable(path, schema, attrs) && tabletCount > 1) {
-      cypress.reshardUniform(path, tabletCount);
-    }
-    cypress.mountAndWait(path);
-  }
-
-  private Optional<TableSchema> readSchema(String logicalPath, String ytPath, TableSchema expected) {
-    return YtTableStoreSupport.readSchema(cypress, logicalPath, ytPath, expected);
-  }
-
-  private Table openLogical(TableSchema schema) {
-    Optional<TableSchema> recorded = findLogical(schema.path());
-    if (recorded.isEmpty()) {
-      ObjectNode p = YtJson.object().put("path", sharedTable).put("atomicity", "full");
-      client.execute(new Call(YtCommand.INSERT_ROWS, p, List.of(SingleTableLayout.schemaRow(schema)), proxy,
-          YtHttpClient.Phase.SETUP, null, false));
-      recorded = findLogical(schema.path());
-    }
-    if (recorded.isEmpty() || !recorded.get().equals(schema)) {
-      throw new SchemaMismatchException(schema.path(), schema, recorded.<Object>map(s -> s).orElse("nothing"));
-    }
-    return new YtTable(schema, sharedTable, this);
-  }
-
-  private Optional<TableSchema> findLogical(String path) {
-    ObjectNode p = YtJson.object().put("path", sharedTable).put("keep_missing_rows", true)
-        .put("dump_error_into_response", true);
-    List<JsonNode> rows = client.rows(new Call(YtCommand.LOOKUP_ROWS, p, List.of(SingleTableLayout.physicalKey(
-        SingleTableLayout.SCHEMA_STATE_ID, path.getBytes(StandardCharsets.UTF_8))), proxy, YtHttpClient.Phase.SETUP,
-        null, false));
-    if (rows.size() != 1) {
-      throw YtTableStoreSupport.partialAnswer(path, sharedTable, rows.size(), 1);
-    }
-    JsonNode doc = SingleTableLayout.schemaDocument(path, rows.get(0));
-    if (doc == null) {
-      return Optional.empty();
-    }
-    Optional<TableSchema> schema = YtSchemas.fromYt(path, doc.get("schema"), doc.get("attributes"));
-    if (schema.isEmpty()) {
-      throw new StoreException("the schema recorded for " + path + " in " + sharedTable + " cannot be read: " + doc,
-          null, false, io.epochal.errors.ErrorContext.of(path, null));
-    }
-    return schema;
+    return tables.open(schema);
   }
 
   /** Pinned mode: the latest committed rows, one {@code lookup_rows} per chunk of keys and no transaction. */
@@ -258,11 +188,7 @@ public final class YtTableStore implements TableStore {
   public Optional<Table> findTable(String path) {
     Objects.requireNonNull(path, "path");
     checkOpen();
-    if (mode == YtMode.SINGLE_TABLE) {
-      return findLogical(path).map(s -> new YtTable(s, sharedTable, this));
-    }
-    String ytPath = YtCypress.resolve(root, path);
-    return readSchema(path, ytPath, null).map(s -> new YtTable(s, ytPath, this));
+    return tables.find(path);
   }
 
   @Override
@@ -372,20 +298,6 @@ public final class YtTableStore implements TableStore {
         throw new IllegalArgumentException("proxy must not be blank");
       }
       this.proxy = proxy.trim();
-    }
-
-    private static void once(boolean alreadySet, String option) {
-      if (alreadySet) {
-        throw new IllegalStateException(option + " was already set");
-      }
-    }
-
-    private static Duration positive(Duration d, String option) {
-      Objects.requireNonNull(d, option);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(option + " must be positive, got " + d);
-      }
-      return d;
     }
 
     /**
