@@ -42,54 +42,8 @@ import org.apache.storm.tuple.Fields;
  * The one entry point of Storm Trident interop, in three directions (like Caffeine's {@code CaffeinatedGuava}: static
  * factories here, package-private adapters behind them).
  *
- * <h2>1. Their code on our engine</h2>
- * A Trident topology's parts run unchanged in an Epochal {@link io.epochal.pipeline.Pipeline} whose records are
- * {@link TridentTuple}s: spouts ({@link #spout(String, IBatchSpout)}, {@link #spout(String, ITridentSpout, SpoutKind)},
- * {@link #spout(String, IPartitionedTridentSpout)}, {@link #spout(String, IOpaquePartitionedTridentSpout)}), functions
- * and filters ({@link #each}, {@link #filter}), group keys ({@link #key}), aggregators ({@link #combiner},
- * {@link #reducer}), state updaters ({@link #updater}), query functions ({@link #stateQuery}) and states: a Trident
- * {@code IBackingMap} under Epochal's maps ({@link #opaqueState}, {@link #transactionalState},
- * {@link #nonTransactionalState}) or a whole Trident {@code StateFactory} ({@link #tridentState}).
- * <pre>{@code
- * Stream<TridentTuple> sentences =
- *     EpochalTrident.newStream(builder, EpochalTrident.spout("sentences", fixedBatchSpout));
- * sentences.flatMap(EpochalTrident.each(new Fields("sentence"), new Split(), new Fields("word")))
- *     .groupBy(EpochalTrident.key(new Fields("word")))
- *     .persistentAggregate("counts", EpochalTrident.opaqueState(myTridentBackingMap),
- *         EpochalTrident.combiner(new Count()));
- * }</pre>
- * Group keys are Trident's positional {@code List<Object>} keys (the values of the grouping fields), exactly what a
- * Trident {@code IBackingMap} receives.
- *
- * <p>Fields are checked as Trident checks them: on a stream whose fields are known ({@link #newStream},
- * {@link #withFields}, and the streams {@code each}, {@code filter}, {@code groupBy} and {@link #stateQuery} derive
- * from them) every {@code Fields} reference of these adapters is refused when the pipeline is built if the stream
- * lacks the field ({@link IllegalArgumentException} naming the field and the available ones, Trident's message). On
- * other streams (after your own {@code map}) the first record lacking it stops the pipeline with a non-retryable
- * {@link io.epochal.errors.InvalidRecordException}; so do tuples emitted with more or fewer values than their
- * operation declared. Operations Storm could not serialize are refused when adapted.
- *
- * <h2>2. Our state on their cluster</h2>
- * Epochal's {@code OpaqueMap} and {@code TransactionalMap} over a table of any Epochal {@link TableStore}
- * ({@link #stormState(String, SerializableSupplier, String)}) or over any Epochal {@link IBackingMap}
- * ({@link #stormOpaqueState}, {@link #stormTransactionalState}), as Trident {@code StateFactory}s for
- * {@code persistentAggregate}, {@code partitionPersist} and {@code stateQuery} of a real {@code TridentTopology}.
- *
- * <h2>3. Their data</h2>
- * Codecs of Trident's JSON cell layouts ({@link #opaqueJsonCodec()}, {@link #transactionalJsonCodec()},
- * {@link #jsonValueCodec()}), a byte-store adapter ({@link #encoded}), the key mapping of Trident keys to a table
- * ({@link #keyCodec()}), txid continuation for stores Trident wrote ({@link #continueAfter}), and a Long-safe drop-in
- * for Storm's JSON serializers ({@link #longSafeSerializer}).
- *
- * <h2>Semantics and where Epochal is stricter</h2>
- * Map states follow Trident's cell rules (opaque {@code [txid, curr, prev]}: replay from {@code prev}; transactional
- * {@code [txid, val]}: skip a replayed key), except: a stored txid ahead of the batch throws
- * {@link io.epochal.errors.StateAheadException} for the transactional map too (Trident silently re-bases the value);
- * null values are refused (a Trident store's removal cells keep Trident's rules, see {@link #opaqueState}); updates
- * from a non-transactional stream (no txid) are refused; duplicate keys in one call
- * are applied in order; integral numbers read back from Trident stores are {@code Long}. The pipeline builder refuses
- * pairings that are not exactly-once (an opaque spout with an opaque map on the per-key protocol, which Trident
- * accepts). Each adapter's Javadoc states what it does with Trident's lifecycle calls.
+ * <p>What each direction offers, and where Epochal is stricter than Trident, is the
+ * {@linkplain io.epochal.trident package overview}.
  *
  * <p>All methods reject null arguments with {@link NullPointerException}. The returned adapters are as thread-safe
  * as the Epochal contracts they implement require: operations are copied per thread or per state partition (as Storm
