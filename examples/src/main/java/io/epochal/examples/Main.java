@@ -1,10 +1,8 @@
 package io.epochal.examples;
 
 import io.epochal.errors.EpochalException;
-import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineBuilder;
-import io.epochal.pipeline.PipelineListener;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
 import io.epochal.store.rocksdb.RocksDbTableStore;
@@ -196,7 +194,11 @@ public final class Main {
             + " continuing after it%n", table.committedTxid());
       }
       Example example = o.command().equals("word-count") ? new WordCount(o, kafka) : new BannerCounters(o, kafka);
-      Progress progress = new Progress(out);
+      long total = kafka.isPresent() ? 0 : o.count();
+      Progress progress = kafka.isPresent()
+          ? new Progress(out, Progress.isTerminal(out), 0, "records", 1, System::nanoTime)
+          : new Progress(out, Progress.isTerminal(out), total, example.unit(),
+              total == 0 ? 1 : (double) example.units() / total, System::nanoTime);
       long started = System.nanoTime();
       RunSummary summary;
       long replays;
@@ -212,6 +214,8 @@ public final class Main {
         summary = kafka.isPresent() && kafka.get().settings().until().equals("end")
             ? runToStartEnds(pipeline, kafka.get(), store, o) : pipeline.runUntilIdle();
         replays = pipeline.metrics().failedAttempts();
+      } finally {
+        progress.finish();
       }
       double seconds = (System.nanoTime() - started) / 1e9;
       out.printf("committed %,d batches (txid %d), %,d records in %.2f s%n", summary.batches(),
@@ -344,33 +348,5 @@ public final class Main {
     String unit();
 
     long units();
-  }
-
-  /** Prints a progress line at most once a second. */
-  static final class Progress implements PipelineListener {
-    private final PrintStream out;
-    private long lastPrint = System.nanoTime();
-    private long records;
-    private long failures;
-
-    Progress(PrintStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public void onBatchCommitted(BatchReport report) {
-      records += report.records();
-      long now = System.nanoTime();
-      if (now - lastPrint > 1_000_000_000L) {
-        lastPrint = now;
-        out.printf("  ... txid %,d committed, %,d records, %,d failed attempts replayed%n", report.txid(),
-            records, failures);
-      }
-    }
-
-    @Override
-    public void onAttemptFailed(io.epochal.spout.BatchAttempt attempt, Throwable cause) {
-      failures++;
-    }
   }
 }
