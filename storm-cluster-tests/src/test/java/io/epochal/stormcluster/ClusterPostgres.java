@@ -115,6 +115,28 @@ final class ClusterPostgres implements AutoCloseable {
     return out;
   }
 
+  /**
+   * For failure messages: every other session of the server with its state, wait event, blocking sessions,
+   * transaction start and query, read over JDBC.
+   */
+  String activity() {
+    StringBuilder b = new StringBuilder();
+    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+        Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT pid, state, wait_event_type, wait_event,"
+            + " pg_blocking_pids(pid)::text, xact_start, left(query, 200) FROM pg_stat_activity"
+            + " WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid")) {
+      while (rs.next()) {
+        b.append("  pg ").append(rs.getInt(1)).append(' ').append(rs.getString(2)).append(" wait=")
+            .append(rs.getString(3)).append('/').append(rs.getString(4)).append(" blockedBy=").append(rs.getString(5))
+            .append(" xact_start=").append(rs.getString(6)).append(" query=").append(rs.getString(7)).append('\n');
+      }
+    } catch (java.sql.SQLException e) {
+      b.append("  (cannot read pg_stat_activity: ").append(e).append(")\n");
+    }
+    return b.toString();
+  }
+
   @Override
   public void close() throws IOException {
     if (reader != null) {

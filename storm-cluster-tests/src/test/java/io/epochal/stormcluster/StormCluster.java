@@ -340,6 +340,62 @@ final class StormCluster implements AutoCloseable {
     boolean ok() throws Exception;
   }
 
+  /**
+   * For failure messages: each live worker's executors (from Nimbus) and the stacks of its threads that run
+   * Trident, Epochal or JDBC code ({@code jcmd Thread.print}).
+   */
+  String workerStacks() {
+    StringBuilder b = new StringBuilder();
+    try (NimbusClient n = nimbus()) {
+      for (var t : n.getClient().getClusterInfo().get_topologies()) {
+        for (var e : n.getClient().getTopologyInfo(t.get_id()).get_executors()) {
+          b.append("  executor ").append(e.get_component_id()).append(" task ").append(e.get_executor_info()
+              .get_task_start()).append(" on port ").append(e.get_port()).append('\n');
+        }
+      }
+    } catch (Exception e) {
+      b.append("  (cannot ask Nimbus: ").append(e).append(")\n");
+    }
+    for (long pid : allWorkerPids()) {
+      try {
+        b.append("== stacks of worker ").append(pid).append(" (port ").append(workerPort(pid)).append(")\n");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            Long.toString(pid), "Thread.print").redirectErrorStream(true).start();
+        String dump = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        for (String thread : dump.split("\n\n")) {
+          if (thread.contains("io.epochal") || thread.contains("org.postgresql") || thread.contains("trident")) {
+            b.append(thread.length() > 4000 ? thread.substring(0, 4000) : thread).append("\n\n");
+          }
+        }
+      } catch (IOException | InterruptedException | RuntimeException e) {
+        b.append("  (cannot dump: ").append(e).append(")\n");
+      }
+    }
+    return b.toString();
+  }
+
+  /** For failure messages: the ERROR, exception and cause lines of every worker log, cut to 300 characters. */
+  String workerErrors() {
+    StringBuilder b = new StringBuilder();
+    Path root = home.resolve("logs/workers-artifacts");
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f) && f.getFileName().toString().startsWith("worker.log")) {
+          b.append("== errors in ").append(home.relativize(f)).append('\n');
+          for (String line : Files.readAllLines(f)) {
+            if (line.contains(" ERROR ") || line.startsWith("Caused by") || line.contains("Exception: ")) {
+              b.append("  ").append(line.length() > 300 ? line.substring(0, 300) : line).append('\n');
+            }
+          }
+        }
+      }
+    } catch (IOException | UncheckedIOException e) {
+      b.append("(cannot read worker logs: ").append(e).append(")\n");
+    }
+    return b.toString();
+  }
+
   /** The tail of every log of the cluster, for failure messages. */
   String logs() {
     StringBuilder b = new StringBuilder();
