@@ -134,7 +134,8 @@ class FatalErrorsTest {
       assertEquals(0, p.lastCommittedTxid(), "the batch with the null is not committed");
       assertEquals(0, p.metrics().failedAttempts(), "not retried");
     }
-    assertEquals(List.of(), attempts.failed);
+    assertEquals(List.of(new BatchAttempt(1, 1)), attempts.failed, "the listener sees the one attempt that stops"
+        + " the pipeline; it is not retried");
     assertEquals(Map.of(), store.snapshot(), "nothing written: neither 'b' nor 'a' without its count");
   }
 
@@ -276,7 +277,8 @@ class FatalErrorsTest {
         assertEquals(0, p.metrics().failedAttempts());
       }
       assertEquals(1, calls.get(), "exactly one attempt touched the store");
-      assertEquals(List.of(), attempts.failed);
+      assertEquals(List.of(new BatchAttempt(1, 1)), attempts.failed, "the listener sees the one attempt that stops"
+        + " the pipeline; it is not retried");
     }
   }
 
@@ -294,7 +296,8 @@ class FatalErrorsTest {
       assertEquals(0, p.lastCommittedTxid());
     }
     assertEquals(1, calls.get(), "exactly one attempt");
-    assertEquals(List.of(), attempts.failed);
+    assertEquals(List.of(new BatchAttempt(1, 1)), attempts.failed, "the listener sees the one attempt that stops"
+        + " the pipeline; it is not retried");
   }
 
   /** A retryable store error is still retried (the contrast of the two tests above). */
@@ -328,6 +331,7 @@ class FatalErrorsTest {
       assertEquals(OptionalLong.of(1), e.context().txid());
       assertEquals(0, p.metrics().failedAttempts());
     }
-    assertEquals(List.of(), attempts.failed);
+    assertEquals(List.of(new BatchAttempt(1, 1)), attempts.failed, "the listener sees the one attempt that stops"
+        + " the pipeline; it is not retried");
   }
 }
