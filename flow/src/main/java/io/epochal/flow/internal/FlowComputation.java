@@ -118,6 +118,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    *     states than the spec pass
    * @throws StagingUnavailableException if the pipeline's checkpoint store offers no {@link EpochBuffer} on the store
    *     of the computation's tables (it is not the table checkpoint store given to {@code FlowStates.on})
+   * @throws io.epochal.flow.TimerPartitionsChangedException if pending timers were written with another partition
+   *     count than the pipeline's
    */
   @Override
   public FlowPartition<K, T, R> makeState(StateContext context) {
@@ -128,7 +130,7 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
           staging.map(b -> "a table checkpoint store on " + b.store().describe()).orElse("not a table checkpoint "
               + "store"));
     }
-    return new FlowPartition<>(this, context);
+    return new FlowPartition<>(this, context, staging.get());
   }
 
   /**

@@ -30,12 +30,12 @@ public final class FlowPartition<K, T, R> implements State {
 
   private volatile Epoch epoch;
 
-  FlowPartition(FlowComputation<K, T, R> computation, StateContext context) {
+  FlowPartition(FlowComputation<K, T, R> computation, StateContext context, EpochBuffer staging) {
     this.computation = computation;
     this.context = context;
     this.processor = computation.newProcessor();
     InitContext<K> init = InitContext.partition(computation, context.pipeline(), context.partitionIndex(),
-        context.numPartitions(), () -> epoch);
+        context.numPartitions(), staging, () -> epoch);
     processor.init(init);
     List<InitContext.Declared> declared = init.finish();
     List<InitContext.Declared> expected = computation.declared();
