@@ -40,6 +40,8 @@ final class InitContext<K> implements ProcessorContext<K> {
   private final Supplier<Epoch> epochs;
   /** The pipeline's staging before any batch (reads the committed rows); null in the spec pass. */
   private final EpochBuffer staging;
+  /** The partition's watermark as the processor sees it. */
+  private final java.util.function.LongSupplier watermark;
   private final List<Declared> declared = new ArrayList<>();
   private final List<MutableClient<K, ?>> states = new ArrayList<>();
   private final List<JoinedClient<K, ?>> joiners = new ArrayList<>();
@@ -47,9 +49,10 @@ final class InitContext<K> implements ProcessorContext<K> {
   private boolean finished;
 
   private InitContext(FlowComputation<K, ?, ?> computation, String pipeline, int partition, int partitions,
-      EpochBuffer staging, Supplier<Epoch> epochs) {
+      EpochBuffer staging, Supplier<Epoch> epochs, java.util.function.LongSupplier watermark) {
     this.computation = computation;
     this.staging = staging;
+    this.watermark = watermark;
     this.pipeline = pipeline;
     this.partition = partition;
     this.partitions = partitions;
@@ -57,13 +60,13 @@ final class InitContext<K> implements ProcessorContext<K> {
   }
 
   static <K> InitContext<K> declaring(FlowComputation<K, ?, ?> computation) {
-    return new InitContext<>(computation, null, 0, 1, null, () -> null);
+    return new InitContext<>(computation, null, 0, 1, null, () -> null, () -> Long.MIN_VALUE);
   }
 
   static <K> InitContext<K> partition(FlowComputation<K, ?, ?> computation, String pipeline, int partition,
-      int partitions, EpochBuffer staging, Supplier<Epoch> epochs) {
+      int partitions, EpochBuffer staging, Supplier<Epoch> epochs, java.util.function.LongSupplier watermark) {
     return new InitContext<>(computation, pipeline, partition, partitions, Objects.requireNonNull(staging, "staging"),
-        epochs);
+        epochs, watermark);
   }
 
   private boolean declaringOnly() {
@@ -195,6 +198,11 @@ final class InitContext<K> implements ProcessorContext<K> {
         tables, epochs);
     timers.add(client);
     return client;
+  }
+
+  @Override
+  public long currentWatermark() {
+    return watermark.getAsLong();
   }
 
   List<PartitionTimers<K, ?>> timers() {
