@@ -2,6 +2,7 @@ package io.epochal.flow;
 
 import io.epochal.flow.internal.FlowComputation;
 import io.epochal.flow.internal.FlowPartition;
+import io.epochal.flow.internal.WatermarkObserver;
 import io.epochal.pipeline.KeyedProcessFunction;
 import io.epochal.pipeline.Stream;
 import io.epochal.spout.BatchAttempt;
@@ -62,10 +63,38 @@ public final class Flow {
    */
   public static <K, T, R> Stream<R> process(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states) {
+    return declare(input, name, keyFn, processor, states, null);
+  }
+
+  /**
+   * Like {@link #process(Stream, String, Function, Supplier, FlowStates)}, for a computation with an event-time
+   * watermark (see {@link WatermarkStrategy}): its {@link TimeDomain#EVENT_TIME} timers fire when the watermark passes
+   * their trigger, its processors read it ({@link ProcessorContext#currentWatermark}) and its late records follow the
+   * strategy's late policy. The watermark is kept in the internal table {@code <pipeline>/<name>/.watermark}, claimed
+   * like a state's, and committed with every batch's epoch; it needs the epoch protocol. The pipeline gains a state
+   * named {@code <name>/watermark} (the node that observes the records' timestamps before the computation).
+   *
+   * @param watermarks the watermark strategy
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException as the other overload
+   * @throws IllegalStateException if the checkpoint store does not commit with the epoch protocol
+   * @since 0.5.0
+   */
+  public static <K, T, R> Stream<R> process(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states,
+      WatermarkStrategy<? super T> watermarks) {
+    return declare(input, name, keyFn, processor, states, Objects.requireNonNull(watermarks, "watermarks"));
+  }
+
+  private static <K, T, R> Stream<R> declare(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states,
+      WatermarkStrategy<? super T> watermarks) {
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(states, "states");
     FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.checkpointStore(),
-        states.cache(), states.clock());
+        states.cache(), states.clock(), watermarks);
+    computation.watermarkObserver().ifPresent(observer -> input.partitionPersist(
+        WatermarkObserver.stateName(name), observer, WatermarkObserver.updater()));
     return input.<K>groupBy(keyFn).process(name, computation, new KeyedProcessFunction<FlowPartition<K, T, R>, K, T,
         R>() {
       @Override

@@ -62,9 +62,24 @@ public final class FlowStates {
     return cache;
   }
 
-  /** @return the processing-time clock of the computations' timers ({@link TimerClock#system()} by default) */
+  /**
+   * @return the processing-time clock of the computations' timers and of their watermarks' idleness timeouts
+   *     ({@link TimerClock#system()} by default)
+   */
   public TimerClock clock() {
     return clock;
+  }
+
+  /**
+   * The committed event-time progress of computation {@code computation} of pipeline {@code pipeline}, read from the
+   * store (one point lookup).
+   *
+   * @return empty if the computation has no watermark, or committed no batch that changed it
+   * @throws io.epochal.errors.StateCorruptedException if the stored progress does not decode
+   * @since 0.5.0
+   */
+  public java.util.Optional<EventTimeProgress> eventTimeProgress(String pipeline, String computation) {
+    return io.epochal.flow.internal.Watermarks.committed(checkpoints, pipeline, computation);
   }
 
   @Override

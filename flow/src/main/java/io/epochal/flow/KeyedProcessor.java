@@ -66,4 +66,22 @@ public interface KeyedProcessor<K, T, R> {
     throw new IllegalStateException("timer " + timer + " of key '" + key + "' fired, but " + getClass().getName()
         + " does not override KeyedProcessor.onTimer");
   }
+
+  /**
+   * Handles the late records of one key in one batch, under {@link WatermarkStrategy.LatePolicy#SIDE_OUTPUT}: those
+   * whose timestamp is below the watermark in force when the batch started. Called after {@link #process} for the
+   * key's records that are on time (if any). What it emits joins the computation's output stream, attached to
+   * {@code key}: tag it to route it downstream (e.g. with {@code filter}).
+   *
+   * <p>The default throws {@link IllegalStateException}: a processor with that late policy must override it.
+   *
+   * @param key the key
+   * @param records the key's late records of this batch in emission order, never empty, unmodifiable
+   * @param out receives the output records
+   * @since 0.5.0
+   */
+  default void processLate(K key, List<T> records, Emitter<R> out) {
+    throw new IllegalStateException(records.size() + " late record(s) of key '" + key + "' arrived under late policy "
+        + "SIDE_OUTPUT, but " + getClass().getName() + " does not override KeyedProcessor.processLate");
+  }
 }

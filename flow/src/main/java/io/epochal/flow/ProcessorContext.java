@@ -2,7 +2,8 @@ package io.epochal.flow;
 
 /**
  * What {@link KeyedProcessor#init} gets: where the processor runs, and the factories of its state clients.
- * Valid only during {@code init}; not thread-safe.
+ * Valid only during {@code init} (except {@link #currentWatermark}, which a processor may keep the context to read);
+ * not thread-safe.
  *
  * @param <K> the processor's key type
  * @since 0.1.0
@@ -57,4 +58,17 @@ public interface ProcessorContext<K> {
    * @since 0.5.0
    */
   <P> TimerClient<K, P> timers(TimerSpec<K, P> spec);
+
+  /**
+   * The computation's event-time watermark, as {@link WatermarkStrategy} defines it: in {@link KeyedProcessor#process}
+   * (and {@link KeyedProcessor#processLate}) the watermark in force when the batch started (records below it are
+   * late); in {@link KeyedProcessor#onTimer} the watermark after the batch's records (event-time timers up to it
+   * fire). Restored from the store after a restart. Unlike the rest of the context it may be read after
+   * {@code init}, from the thread processing the partition.
+   *
+   * @return the watermark in milliseconds; {@link Long#MIN_VALUE} without a watermark strategy, before any record,
+   *     and during {@code init}
+   * @since 0.5.0
+   */
+  long currentWatermark();
 }

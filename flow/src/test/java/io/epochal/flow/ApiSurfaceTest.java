@@ -22,7 +22,9 @@ class ApiSurfaceTest {
       KeyedProcessor.class, ProcessorContext.class, Emitter.class, StateClient.class, StateAccessor.class,
       JoinedStateClient.class, JoinedStateAccessor.class, StateSpec.class, StateSpec.Builder.class, JoinSpec.class,
       JoinSpec.Builder.class, StateCache.class, StateCache.Builder.class, StateCache.RegionBuilder.class,
-      CacheRegion.class, CacheStats.class, CacheStats.Level.class, Ticker.class);
+      CacheRegion.class, CacheStats.class, CacheStats.Level.class, Ticker.class,
+      TimerPartitionsChangedException.class, WatermarkStrategy.class, WatermarkStrategy.Builder.class,
+      WatermarkStrategy.LatePolicy.class, EventTimeProgress.class);
 
   @Test
   void shouldNameNoInternalTypeInPublicSignatures() {

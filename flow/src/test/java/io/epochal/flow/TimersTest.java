@@ -196,6 +196,50 @@ class TimersTest {
   }
 
   @Test
+  void shouldRefuseToOpenTimersWrittenWithAnotherPartitionCount() {
+    ListSpout<String> spout = batches(1, List.of("add k 100", "add j 200", "add i 300", "add h 400"));
+    assertEquals(List.of(), new Run(4).run(spout));
+    assertEquals(4, pendingTimers());
+    // rebuilt with 2 partitions: refused at build, before any batch, naming both counts and what to do
+    Run two = new Run(2);
+    TimerPartitionsChangedException e = assertThrows(TimerPartitionsChangedException.class,
+        () -> two.build(spout, "w2"));
+    assertEquals(PIPELINE, e.pipeline());
+    assertEquals("c", e.computation());
+    assertEquals("t", e.timers());
+    assertEquals(PIPELINE + "/c/t.timer-tree", e.table());
+    assertEquals(4, e.storedPartitions());
+    assertEquals(2, e.configuredPartitions());
+    assertEquals(java.util.Optional.of(PIPELINE), e.context().pipeline());
+    assertEquals(java.util.Optional.of(PIPELINE + "/c/t.timer-tree"), e.context().table());
+    assertTrue(e.getMessage().contains(".partitions(4)"), e.getMessage());
+    assertTrue(!e.retryable() && !io.epochal.errors.EpochalException.isRetryable(e));
+    assertThrows(TimerPartitionsChangedException.class, () -> new Run(8).build(spout, "w3"));
+    assertEquals(4, pendingTimers(), "nothing was changed");
+    // with 4 partitions again: the timers fire, each once
+    for (int i = 0; i < 40; i++) {
+      spout.batches.add(List.of());
+    }
+    assertEquals(List.of("k@100", "j@200", "i@300", "h@400"),
+        new Run(4).run(spout).stream().map(o -> o.substring(o.indexOf(':') + 1)).toList());
+    assertEquals(0, pendingTimers());
+  }
+
+  @Test
+  void shouldRecordThePartitionCountWithTheFirstTimerWrite() {
+    ListSpout<String> spout = batches(0, List.of("del k 5"));
+    new Run(3).run(spout); // a delete of nothing writes no timer: nothing recorded, any count may open them
+    spout.batches.add(List.of("del k 6"));
+    assertTrue(new Run(1).run(spout).contains("2:del k@6=false")); // (a reopened sink republishes txid 1's outbox)
+    spout.batches.add(List.of("add k 500"));
+    new Run(2).run(spout);
+    assertEquals(1, pendingTimers());
+    TimerPartitionsChangedException e = assertThrows(TimerPartitionsChangedException.class,
+        () -> new Run(3).build(spout, "w4"));
+    assertEquals(2, e.storedPartitions());
+  }
+
+  @Test
   void shouldRefuseTimersOnThePerKeyProtocol() {
     TableStore perKey = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
     FlowStates states = FlowStates.on(TableCheckpointStore.on(perKey));

@@ -33,6 +33,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   private final List<InitContext.Declared> declared;
   private final boolean hasTimers;
   private final io.epochal.flow.TimerClock clock;
+  /** The computation's watermark; null without a watermark strategy. */
+  private final ComputationWatermark watermark;
 
   /**
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
@@ -51,7 +53,25 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
       io.epochal.flow.TimerClock clock) {
+    this(name, keyFn, processors, checkpoints, cache, clock, null);
+  }
+
+  /**
+   * Like the other constructors, with the computation's watermark strategy (null for none).
+   *
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
+   * @throws IllegalStateException if {@code watermarks} is given and the store does not commit with the epoch
+   *     protocol (the watermark must commit with its epoch)
+   */
+  public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
+      io.epochal.flow.TimerClock clock, io.epochal.flow.WatermarkStrategy<? super T> watermarks) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    if (watermarks != null && checkpoints.protocol() != CommitProtocol.EPOCH) {
+      throw new IllegalStateException("the watermark of computation '" + name + "' needs the epoch protocol (a store "
+          + "with atomic multi-table commit), but " + checkpoints.describe() + " commits per key");
+    }
+    this.watermark = watermarks == null ? null : new ComputationWatermark(watermarks, clock);
     Objects.requireNonNull(name, "name");
     if (name.isBlank() || name.contains("/")) {
       throw new IllegalArgumentException("computation name '" + name + "' must be non-blank and hold no '/'");
@@ -72,10 +92,26 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     return clock;
   }
 
-  /** Every partition runs every batch when the computation declares timers: any partition may have due timers. */
+  /**
+   * Every partition runs every batch when the computation declares timers (any partition may have due timers) or has
+   * a watermark (which may advance in any batch).
+   */
   @Override
   public boolean takesEveryBatch() {
-    return hasTimers;
+    return hasTimers || watermark != null;
+  }
+
+  /** @return the computation's watermark, null without a watermark strategy */
+  ComputationWatermark watermark() {
+    return watermark;
+  }
+
+  /**
+   * @return the node feeding the computation's watermark, to declare on its input just before the keyed-process
+   *     node; empty without a watermark strategy
+   */
+  public Optional<WatermarkObserver> watermarkObserver() {
+    return watermark == null ? Optional.empty() : Optional.of(new WatermarkObserver(this, watermark));
   }
 
   KeyedProcessor<K, T, R> newProcessor() {
@@ -118,6 +154,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    *     states than the spec pass
    * @throws StagingUnavailableException if the pipeline's checkpoint store offers no {@link EpochBuffer} on the store
    *     of the computation's tables (it is not the table checkpoint store given to {@code FlowStates.on})
+   * @throws io.epochal.flow.TimerPartitionsChangedException if pending timers were written with another partition
+   *     count than the pipeline's
    */
   @Override
   public FlowPartition<K, T, R> makeState(StateContext context) {
@@ -128,7 +166,12 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
           staging.map(b -> "a table checkpoint store on " + b.store().describe()).orElse("not a table checkpoint "
               + "store"));
     }
-    return new FlowPartition<>(this, context);
+    if (watermark != null) {
+      String path = Watermarks.path(checkpoints, context.pipeline(), name);
+      checkpoints.claim(path, "computation '" + name + "' watermark of pipeline '" + context.pipeline() + "'");
+      watermark.open(checkpoints.tableStore(), path);
+    }
+    return new FlowPartition<>(this, context, staging.get());
   }
 
   /**

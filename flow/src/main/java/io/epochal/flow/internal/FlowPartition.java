@@ -11,9 +11,10 @@ import java.util.function.Consumer;
 /**
  * One partition of a Flow computation, driven by the engine as a {@link State}: {@code begin(epoch)} starts the
  * Flow epoch of the engine's epoch (whose staging is the epoch buffer), {@link #load} loads the batch's keys (one bulk
- * lookup per state), {@link #process} runs the processor for one key, {@code end()} writes the changed states into
- * the epoch buffer and ends the epoch, {@code abort()} ends it and drops the cache regions of the read-write states.
- * Driven by the keyed-process node of {@code GroupedStream.process}, which attaches each emitted record to its key.
+ * lookup per state), {@link #process} runs the processor for one key (sorting out late records against the
+ * watermark, if the computation has one), {@link #finish} fires the due timers (event-time ones up to the watermark
+ * advanced by the batch's records), {@code end()} writes the changed states into the epoch buffer and ends the epoch,
+ * {@code abort()} ends it and drops the cache regions of the read-write states. Driven by the keyed-process node of {@code GroupedStream.process}, which attaches each emitted record to its key.
  * Used by one thread at a time (the engine's contract for a state partition). Internal.
  *
  * @param <K> the key type
@@ -27,15 +28,20 @@ public final class FlowPartition<K, T, R> implements State {
   private final List<MutableClient<K, ?>> states;
   private final List<JoinedClient<K, ?>> joiners;
   private final List<PartitionTimers<K, ?>> timers;
+  /** The computation's watermark; null without a watermark strategy. */
+  private final ComputationWatermark watermarks;
 
   private volatile Epoch epoch;
+  private volatile io.epochal.state.Epoch engineEpoch;
+  /** The watermark as the processor sees it: at the batch's start while processing, after its records in onTimer. */
+  private volatile long watermark = Long.MIN_VALUE;
 
-  FlowPartition(FlowComputation<K, T, R> computation, StateContext context) {
+  FlowPartition(FlowComputation<K, T, R> computation, StateContext context, EpochBuffer staging) {
     this.computation = computation;
     this.context = context;
     this.processor = computation.newProcessor();
     InitContext<K> init = InitContext.partition(computation, context.pipeline(), context.partitionIndex(),
-        context.numPartitions(), () -> epoch);
+        context.numPartitions(), staging, () -> epoch, () -> watermark);
     processor.init(init);
     List<InitContext.Declared> declared = init.finish();
     List<InitContext.Declared> expected = computation.declared();
@@ -51,6 +57,7 @@ public final class FlowPartition<K, T, R> implements State {
     this.states = init.states();
     this.joiners = init.joiners();
     this.timers = init.timers();
+    this.watermarks = computation.watermark();
   }
 
   private IllegalStateException mismatch(List<InitContext.Declared> declared, List<InitContext.Declared> expected) {
@@ -85,6 +92,11 @@ public final class FlowPartition<K, T, R> implements State {
     for (PartitionTimers<K, ?> t : timers) {
       t.begin(e);
     }
+    if (watermarks != null) {
+      watermarks.begin(engineEpoch, buffer);
+      watermark = watermarks.startWatermark(engineEpoch);
+    }
+    this.engineEpoch = engineEpoch;
     epoch = e;
   }
 
@@ -102,14 +114,46 @@ public final class FlowPartition<K, T, R> implements State {
     }
   }
 
-  /** Runs the processor for one key's records; every emitted record is attached to that key by the node. */
+  /**
+   * Runs the processor for one key's records; every emitted record is attached to that key by the node. With a
+   * watermark, records below the watermark in force at the batch's start are late: counted, and processed, dropped
+   * or handed to {@code processLate} as the strategy's late policy says.
+   */
   public void process(BatchAttempt batch, K key, List<T> records, Consumer<? super R> out) {
     Epoch e = requireEpoch(batch.txid(), "process");
     if (e.ended()) {
       throw new IllegalStateException("epoch " + e.txid + " of computation '" + computation.name()
           + "' ended while processing");
     }
-    processor.process(key, records, out::accept);
+    if (watermarks == null || watermark == Long.MIN_VALUE) {
+      processor.process(key, records, out::accept);
+      return;
+    }
+    List<T> onTime = new java.util.ArrayList<>(records.size());
+    List<T> late = new java.util.ArrayList<>();
+    for (T r : records) {
+      (watermarks.strategy().timestampOf(r) < watermark ? late : onTime).add(r);
+    }
+    if (late.isEmpty()) {
+      processor.process(key, records, out::accept);
+      return;
+    }
+    watermarks.countLate(engineEpoch, late.size());
+    switch (watermarks.strategy().latePolicy()) {
+      case PROCESS -> processor.process(key, records, out::accept);
+      case DROP -> {
+        if (!onTime.isEmpty()) {
+          processor.process(key, java.util.Collections.unmodifiableList(onTime), out::accept);
+        }
+      }
+      case SIDE_OUTPUT -> {
+        if (!onTime.isEmpty()) {
+          processor.process(key, java.util.Collections.unmodifiableList(onTime), out::accept);
+        }
+        processor.processLate(key, java.util.Collections.unmodifiableList(late), out::accept);
+      }
+      default -> throw new IllegalStateException("late policy " + watermarks.strategy().latePolicy());
+    }
   }
 
   /**
@@ -118,11 +162,14 @@ public final class FlowPartition<K, T, R> implements State {
    */
   public void finish(BatchAttempt batch, java.util.function.BiConsumer<? super K, ? super R> out) {
     Epoch e = requireEpoch(batch.txid(), "finish");
+    if (watermarks != null) {
+      watermark = watermarks.advance(engineEpoch);
+    }
     if (timers.isEmpty()) {
       return;
     }
     long processingTime = computation.clock().processingTime(batch);
-    long eventTime = eventTime(batch);
+    long eventTime = watermark == Long.MIN_VALUE ? -1 : watermark;
     PartitionTimers.Handler<K> handler = new PartitionTimers.Handler<>() {
       @Override
       public void load(List<K> keys) {
@@ -149,11 +196,6 @@ public final class FlowPartition<K, T, R> implements State {
     }
   }
 
-  /** The event time timers fire up to: the computation's watermark; -1 (none fire) without a watermark. */
-  private long eventTime(BatchAttempt batch) {
-    return -1;
-  }
-
   @Override
   public void end() {
     Epoch e = epoch;
@@ -178,6 +220,9 @@ public final class FlowPartition<K, T, R> implements State {
     Epoch e = epoch;
     if (e != null) {
       e.end();
+    }
+    if (watermarks != null) {
+      watermarks.abort();
     }
     for (MutableClient<K, ?> s : states) {
       s.abort();

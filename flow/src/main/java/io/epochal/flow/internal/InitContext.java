@@ -6,6 +6,7 @@ import io.epochal.flow.JoinedStateClient;
 import io.epochal.flow.ProcessorContext;
 import io.epochal.flow.StateClient;
 import io.epochal.flow.StateSpec;
+import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableKey;
@@ -37,6 +38,10 @@ final class InitContext<K> implements ProcessorContext<K> {
   private final int partition;
   private final int partitions;
   private final Supplier<Epoch> epochs;
+  /** The pipeline's staging before any batch (reads the committed rows); null in the spec pass. */
+  private final EpochBuffer staging;
+  /** The partition's watermark as the processor sees it. */
+  private final java.util.function.LongSupplier watermark;
   private final List<Declared> declared = new ArrayList<>();
   private final List<MutableClient<K, ?>> states = new ArrayList<>();
   private final List<JoinedClient<K, ?>> joiners = new ArrayList<>();
@@ -44,8 +49,10 @@ final class InitContext<K> implements ProcessorContext<K> {
   private boolean finished;
 
   private InitContext(FlowComputation<K, ?, ?> computation, String pipeline, int partition, int partitions,
-      Supplier<Epoch> epochs) {
+      EpochBuffer staging, Supplier<Epoch> epochs, java.util.function.LongSupplier watermark) {
     this.computation = computation;
+    this.staging = staging;
+    this.watermark = watermark;
     this.pipeline = pipeline;
     this.partition = partition;
     this.partitions = partitions;
@@ -53,12 +60,13 @@ final class InitContext<K> implements ProcessorContext<K> {
   }
 
   static <K> InitContext<K> declaring(FlowComputation<K, ?, ?> computation) {
-    return new InitContext<>(computation, null, 0, 1, () -> null);
+    return new InitContext<>(computation, null, 0, 1, null, () -> null, () -> Long.MIN_VALUE);
   }
 
   static <K> InitContext<K> partition(FlowComputation<K, ?, ?> computation, String pipeline, int partition,
-      int partitions, Supplier<Epoch> epochs) {
-    return new InitContext<>(computation, pipeline, partition, partitions, epochs);
+      int partitions, EpochBuffer staging, Supplier<Epoch> epochs, java.util.function.LongSupplier watermark) {
+    return new InitContext<>(computation, pipeline, partition, partitions, Objects.requireNonNull(staging, "staging"),
+        epochs, watermark);
   }
 
   private boolean declaringOnly() {
@@ -175,7 +183,7 @@ final class InitContext<K> implements ProcessorContext<K> {
           + " commits per key: a timer's deletion could not commit with its handler's results");
     }
     if (declaringOnly()) {
-      PartitionTimers<K, P> stub = new PartitionTimers<>(spec, computation.name(), 0, null, () -> null);
+      PartitionTimers<K, P> stub = new PartitionTimers<>(spec, computation.name(), 0, 1, false, null, () -> null);
       timers.add(stub);
       return stub;
     }
@@ -185,9 +193,16 @@ final class InitContext<K> implements ProcessorContext<K> {
           + pipeline + "'");
     }
     TimerTables tables = TimerTables.open(checkpoints().tableStore(), base, spec);
-    PartitionTimers<K, P> client = new PartitionTimers<>(spec, computation.name(), partition, tables, epochs);
+    boolean recorded = tables.checkPartitions(staging, pipeline, computation.name(), spec.name(), partitions);
+    PartitionTimers<K, P> client = new PartitionTimers<>(spec, computation.name(), partition, partitions, recorded,
+        tables, epochs);
     timers.add(client);
     return client;
+  }
+
+  @Override
+  public long currentWatermark() {
+    return watermark.getAsLong();
   }
 
   List<PartitionTimers<K, ?>> timers() {

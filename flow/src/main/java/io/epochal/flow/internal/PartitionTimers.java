@@ -51,6 +51,9 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
   private final long partition;
   private final TimerTables tables;
   private final TimerTree tree;
+  private final int partitions;
+  /** Whether the partition count is known to be committed in the tree table (else staged with timer writes). */
+  private final boolean partitionsRecorded;
   private final Supplier<Epoch> currentEpoch;
   private Epoch epoch;
   /** While firing: adds by handlers, applied after the walk (they fire at the earliest in the next batch). */
@@ -60,14 +63,22 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
   private final Set<Ident> deletedWhileFiring = new HashSet<>();
   private int budget;
 
-  /** A client bound to a partition ({@code tables} non-null) or a declaration stub ({@code tables} null). */
-  PartitionTimers(TimerSpec<K, P> spec, String computation, int partition, TimerTables tables,
-      Supplier<Epoch> currentEpoch) {
+  /**
+   * A client bound to a partition ({@code tables} non-null) or a declaration stub ({@code tables} null).
+   *
+   * @param partitions the pipeline's partition count
+   * @param partitionsRecorded whether the tree table already records {@code partitions} (else every epoch that
+   *     writes timers stages the record, so it commits with the first timer rows)
+   */
+  PartitionTimers(TimerSpec<K, P> spec, String computation, int partition, int partitions,
+      boolean partitionsRecorded, TimerTables tables, Supplier<Epoch> currentEpoch) {
     this.spec = spec;
     this.computation = computation;
     this.partition = partition;
     this.tables = tables;
     this.tree = tables == null ? null : new TimerTree(tables.tree(), partition);
+    this.partitions = partitions;
+    this.partitionsRecorded = partitionsRecorded;
     this.currentEpoch = currentEpoch;
   }
 
@@ -100,9 +111,12 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
     deletedWhileFiring.clear();
   }
 
-  /** Writes the tree's changed counts into the epoch buffer. */
+  /** Writes the tree's changed counts (and, with the epoch's first timer writes, the partition count) into the epoch. */
   void flush() {
     requireEpoch();
+    if (!partitionsRecorded && tree.changed()) {
+      epoch.buffer.upsert(tables.tree(), tables.partitionsRow(partitions));
+    }
     tree.flush();
   }
 

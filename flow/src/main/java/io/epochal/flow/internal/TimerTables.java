@@ -1,20 +1,27 @@
 package io.epochal.flow.internal;
 
+import io.epochal.flow.TimerPartitionsChangedException;
 import io.epochal.flow.TimerSpec;
 import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.EpochBuffer;
+import io.epochal.store.table.Row;
 import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The three tables of one {@link TimerSpec}: the timers by identity ({@code .timers}), the timers of each trigger
  * time by sequence number ({@code .timer-slots}), and the per-partition count tree over trigger times
- * ({@code .timer-tree}). Immutable; thread-safe. Internal.
+ * ({@code .timer-tree}). The tree table also holds the partition count the timers were written with, in the row
+ * (partition -1, level -1, node 0), staged with every epoch's timer writes while it is not known to be committed,
+ * and checked when a pipeline opens the tables ({@link #checkPartitions}). Immutable; thread-safe. Internal.
  *
  * @param timers key (partition, trigger, key bytes) → seq, payload
  * @param slots key (partition, trigger, seq) → key bytes
- * @param tree key (partition, level, node) → count (and next_seq, first_seq on level 0)
+ * @param tree key (partition, level, node) → count (and next_seq, first_seq on level 0); the partition-count row
  */
 record TimerTables(Table timers, Table slots, Table tree) {
   static final String TIMERS = ".timers";
@@ -42,5 +49,34 @@ record TimerTables(Table timers, Table slots, Table tree) {
         .requiredValue("count", ColumnType.INT64).value("next_seq", ColumnType.INT64)
         .value("first_seq", ColumnType.INT64).build());
     return new TimerTables(timers, slots, tree);
+  }
+
+  /** @return the key of the row recording the partition count (outside every partition's range) */
+  TableKey partitionsKey() {
+    return tree.schema().key(-1L, -1L, 0L);
+  }
+
+  /** @return the row recording that the timers are written by a pipeline with {@code partitions} partitions */
+  Row partitionsRow(int partitions) {
+    return Row.builder(partitionsKey()).set("count", (long) partitions).build();
+  }
+
+  /**
+   * Checks the recorded partition count against the pipeline's, reading the committed row through
+   * {@code staging} (the pipeline's staging before any batch).
+   *
+   * @return whether the count is recorded (so that no epoch needs to stage it again)
+   * @throws TimerPartitionsChangedException if the recorded count is another one
+   */
+  boolean checkPartitions(EpochBuffer staging, String pipeline, String computation, String spec, int partitions) {
+    Optional<Row> row = staging.lookup(tree, List.of(partitionsKey())).get(0);
+    if (row.isEmpty()) {
+      return false;
+    }
+    long stored = row.get().getLong("count");
+    if (stored != partitions) {
+      throw new TimerPartitionsChangedException(pipeline, computation, spec, tree.path(), (int) stored, partitions);
+    }
+    return true;
   }
 }

@@ -136,6 +136,11 @@ final class TimerTree {
     return out;
   }
 
+  /** @return whether a node changed in this epoch (a timer was added, deleted or fired) */
+  boolean changed() {
+    return !dirty.isEmpty();
+  }
+
   /** Writes the changed nodes into the epoch buffer: a node with count 0 is deleted. */
   void flush() {
     if (dirty.isEmpty()) {
