@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
  *                           [--yt-root ROOT]) [--table PATH] [--json]
  * epochal state get        STORE --table PATH --key K[,K2...] [--json]
  * epochal state stats      STORE [--table PATH] [--json]
- * epochal checkpoint show  STORE [--pipeline NAME] [--metadata-codec ID] [--table-prefix P] [--json]
+ * epochal checkpoint show  STORE [--pipeline NAME] [--metadata-codec ID...] [--table-prefix P] [--json]
  * </pre>
  * Values are decoded with the codec id each table records ({@code epochal.codec}); a value whose codec the tool
  * cannot build is printed as hex with a note saying so. A cell that cannot be read is reported on standard error and

@@ -8,6 +8,8 @@ import io.epochal.store.OutboxEntry;
 import io.epochal.store.table.CheckpointRows;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.Table;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Command;
@@ -27,7 +29,8 @@ public final class CheckpointShow extends ToolCommand {
   @Option(names = "--table-prefix", paramLabel = "PREFIX", defaultValue = "",
       description = "the checkpoint store's table prefix (default: none)") String prefix;
   @Option(names = "--metadata-codec", paramLabel = "ID", description = "the id of the spout's metadata codec, e.g. "
-      + "range:v1, partitioned:v1(kafka-offset-range:v1), long-be:v1 (default: show raw hex)") String metadataCodec;
+      + "range:v1, partitioned:v1(kafka-offset-range:v1), long-be:v1; once per source, in the pipeline's source "
+      + "order, for a pipeline with several (default: show raw hex)") List<String> metadataCodecs;
 
   /** The parent command {@code checkpoint}. */
   @Command(name = "checkpoint", description = "Inspect checkpoints (read-only).", mixinStandardHelpOptions = true,
@@ -42,12 +45,13 @@ public final class CheckpointShow extends ToolCommand {
     Optional<Codec<?>> codec = Optional.empty();
     String note = "the checkpoint does not record the spout's metadata codec: metadata shown as raw hex (pass "
         + "--metadata-codec ID to decode it)";
-    if (metadataCodec != null) {
-      CodecIds.Resolution r = CodecIds.resolve(metadataCodec);
-      if (r.codec().isEmpty()) {
-        throw new IllegalArgumentException("--metadata-codec: " + r.why());
+    if (metadataCodecs != null) {
+      List<Codec<?>> codecs = new ArrayList<>();
+      for (String id : metadataCodecs) {
+        CodecIds.Resolution r = CodecIds.resolve(id);
+        codecs.add(r.codec().orElseThrow(() -> new IllegalArgumentException("--metadata-codec: " + r.why())));
       }
-      codec = r.codec();
+      codec = Optional.of(codecs.size() == 1 ? codecs.get(0) : new MergedMetadata(codecs));
       note = "";
     }
     report.line("checkpoints in table %s", path);
@@ -125,6 +129,15 @@ public final class CheckpointShow extends ToolCommand {
       pm.partitions().forEach((k, v) -> sb.append("\n      partition ").append(k).append(": ").append(v)
           .append(pm.isInBatch(k) ? " (in this batch)" : " (carried)"));
       return pm.partitions().size() + " partition(s)" + sb;
+    }
+    if (metadata instanceof List<?> sources) {
+      StringBuilder sb = new StringBuilder(sources.size() + " source(s)");
+      for (Object o : sources) {
+        MergedMetadata.Source s = (MergedMetadata.Source) o;
+        sb.append("\n      source ").append(s.index()).append(s.inBatch() ? " (in this batch): " : " (carried): ")
+            .append(s.metadata().map(CheckpointShow::describe).orElse("(no metadata yet)"));
+      }
+      return sb.toString();
     }
     return Report.toText(metadata);
   }

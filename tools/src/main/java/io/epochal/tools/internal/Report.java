@@ -94,6 +94,16 @@ public final class Report {
       node.set("partitions", partitions);
       return node;
     }
+    if (value instanceof MergedMetadata.Source s) {
+      ObjectNode node = JsonNodeFactory.instance.objectNode().put("source", s.index()).put("in_batch", s.inBatch());
+      node.set("metadata", s.metadata().map(Report::toJson).orElse(null));
+      return node;
+    }
+    if (value instanceof java.util.List<?> list) {
+      ArrayNode node = JsonNodeFactory.instance.arrayNode();
+      list.forEach(v -> node.add(toJson(v)));
+      return node;
+    }
     try {
       JsonNode node = JSON.valueToTree(value);
       return node.isObject() && node.isEmpty() ? TextNode.valueOf(String.valueOf(value)) : node;
