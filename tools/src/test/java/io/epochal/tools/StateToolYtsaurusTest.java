@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@code epochal} command over a YTsaurus store, against store-ytsaurus' protocol double (from its test jar; not
- * a real cluster): a real word count, then dump, get, stats and checkpoint show of named tables compared with a
- * recount, with no write request from the tool; a value that does not decode is reported and skipped, exit 1.
+ * a real cluster): a real word count, then dump, get, stats and checkpoint show (of named tables, and of every table
+ * listed under the root) compared with a recount, with no write request from the tool; a value that does not decode
+ * is reported and skipped, exit 1.
  */
 class StateToolYtsaurusTest {
   private static final Set<String> WRITES = Set.of("create", "set", "remove", "lock", "insert_rows", "delete_rows",
@@ -87,10 +88,19 @@ class StateToolYtsaurusTest {
   }
 
   @Test
-  void shouldAskForATableWhenTheStoreCannotListItsTables() {
-    ToolRun r = ToolRun.of(args("state", "dump"));
-    assertEquals(2, r.code(), r::toString);
-    assertTrue(r.err().contains("--table"), r::err);
+  void shouldListTheStateTablesUnderTheRootWithoutWriting() {
+    yt.clearRequests();
+    ToolRun r = ToolRun.of(args("state", "dump", "--json"));
+    assertEquals(0, r.code(), r::toString);
+    assertEquals(2, r.json().get("tables").size(), "both state tables, not the checkpoint table: " + r.out());
+    assertEquals(expected, r.counts(WordCountState.COUNTS, "value"));
+    assertEquals(expected, r.counts(WordCountState.OPAQUE, "value"));
+    ToolRun stats = ToolRun.of(args("state", "stats"));
+    assertEquals(0, stats.code(), stats::toString);
+    assertTrue(stats.out().contains("table " + WordCountState.OPAQUE + ": " + expected.size() + " rows"),
+        stats::out);
+    assertEquals(List.of(), yt.requests().stream().map(YtProtocolDouble.Recorded::command)
+        .filter(WRITES::contains).toList(), "the tool sends no write request");
   }
 
   @Test

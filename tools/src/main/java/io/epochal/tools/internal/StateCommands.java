@@ -30,7 +30,7 @@ public final class StateCommands {
       return List.of(find(access, table.get()));
     }
     return access.tablePaths().stream().filter(p -> !p.endsWith(CheckpointRows.TABLE))
-        .map(p -> find(access, p)).toList();
+        .flatMap(p -> access.store().findTable(p).stream()).toList();
   }
 
   static Table find(StoreAccess access, String path) {

@@ -9,12 +9,13 @@ import java.util.function.Consumer;
 
 /**
  * A YTsaurus store for inspection: the tool only looks rows up and scans (no lease, no write, no table created; a
- * table is found with {@link TableStore#findTable}). The store cannot list its tables, so {@code --table} must name
- * one; a table whose scan meets an unreadable row is reported as one failed cell (YTsaurus cannot be read around it
- * row by row without its key list). Thread-safe.
+ * table is found with {@link TableStore#findTable}); the tables under the store's root are listed with the Cypress
+ * reads of {@link YtTableLister}. A table whose scan meets an unreadable row is reported as one failed cell (YTsaurus
+ * cannot be read around it row by row without its key list). Only the pinned mode's tables are listed. Thread-safe.
  */
 public final class YtAccess implements StoreAccess {
   private final YtTableStore store;
+  private final YtTableLister lister;
 
   public YtAccess(String proxy, String root, String token) {
     YtTableStore.Builder b = YtTableStore.builder(proxy);
@@ -25,6 +26,7 @@ public final class YtAccess implements StoreAccess {
       b.token(token);
     }
     this.store = b.build();
+    this.lister = new YtTableLister(proxy, Optional.ofNullable(token));
   }
 
   @Override
@@ -34,8 +36,7 @@ public final class YtAccess implements StoreAccess {
 
   @Override
   public List<String> tablePaths() {
-    throw new UnsupportedOperationException("a YTsaurus store cannot list its tables: name one with --table PATH "
-        + "(state tables are <pipeline>/<state> under the root " + store.root() + ")");
+    return lister.tables(store.root());
   }
 
   @Override
