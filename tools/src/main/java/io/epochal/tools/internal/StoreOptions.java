@@ -14,7 +14,7 @@ public final class StoreOptions {
   Which which;
 
   @Option(names = "--user", description = "PostgreSQL user") String user;
-  @Option(names = "--password", description = "PostgreSQL password (default: none; pgjdbc also reads PGPASSWORD)")
+  @Option(names = "--password", description = "PostgreSQL password (default: the PGPASSWORD environment variable)")
   String password;
   @Option(names = "--schema", description = "PostgreSQL schema of the store (default: epochal)") String schema;
   @Option(names = "--yt-root", description = "YTsaurus root of the store's tables and leases") String ytRoot;
@@ -42,7 +42,8 @@ public final class StoreOptions {
       return new RocksAccess(which.rocksdb);
     }
     if (which.jdbcUrl != null) {
-      return new PostgresAccess(which.jdbcUrl, user, password, schema);
+      return new PostgresAccess(which.jdbcUrl, user, password != null ? password : System.getenv("PGPASSWORD"),
+          schema);
     }
     return new YtAccess(which.ytProxy, ytRoot, ytToken);
   }
