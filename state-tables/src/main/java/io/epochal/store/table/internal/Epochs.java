@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Epochs {
   private static final Logger LOG = LoggerFactory.getLogger(Epochs.class);
+  /** The name of the checkpoint table, after the table prefix. */
+  public static final String CHECKPOINT_TABLE = "__epochal_checkpoints";
   static final String PIPELINE = "pipeline";
   static final String COMMITTED_TXID = "committed_txid";
   static final String METADATA = "metadata";
@@ -75,7 +77,7 @@ public final class Epochs {
     this.protocol = Objects.requireNonNull(protocol, "protocol");
     this.owner = Objects.requireNonNull(owner, "owner");
     this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
-    this.checkpoints = store.openTable(checkpointSchema(tablePrefix + "__epochal_checkpoints"));
+    this.checkpoints = store.openTable(checkpointSchema(tablePrefix + CHECKPOINT_TABLE));
     this.fenced = store.capabilities().fencing();
     LOG.info("checkpoints of {} in table {} use the {} commit protocol (store capabilities: {})",
         owner, checkpoints.path(), protocol, store.capabilities());
@@ -86,7 +88,7 @@ public final class Epochs {
    * {@code pending} column holds the pending metadata and the attempt reservation (format 2; format 1, written by
    * earlier versions, holds the pending metadata only and reads as no reservation).
    */
-  static TableSchema checkpointSchema(String path) {
+  public static TableSchema checkpointSchema(String path) {
     return TableSchema.builder(path).key(PIPELINE, ColumnType.STRING)
         .requiredValue(COMMITTED_TXID, ColumnType.INT64).requiredValue(METADATA, ColumnType.BYTES)
         .requiredValue(PENDING, ColumnType.BYTES).attribute("epochal.layout", "checkpoint:v1").build();
@@ -155,13 +157,21 @@ public final class Epochs {
     if (row.isEmpty()) {
       return Checkpoint.EMPTY;
     }
-    Row r = row.get();
+    return decodeRow(row.get());
+  }
+
+  /**
+   * Decodes a row of a checkpoint table (for {@code TableCheckpointStore} and inspection tools).
+   *
+   * @throws StateCorruptedException if the row cannot be decoded, naming table, pipeline and committed txid
+   */
+  public static Checkpoint decodeRow(Row r) {
     long committed = r.getLong(COMMITTED_TXID);
     try {
       return decode(committed, r.getBytes(METADATA), r.getBytes(PENDING));
     } catch (IOException | RuntimeException e) {
-      throw new StateCorruptedException(checkpoints.path(), pipeline, "committed txid " + committed,
-          OptionalLong.of(committed), e);
+      throw new StateCorruptedException(r.schema().path(), r.key().get(PIPELINE), "committed txid "
+          + committed, OptionalLong.of(committed), e);
     }
   }
 

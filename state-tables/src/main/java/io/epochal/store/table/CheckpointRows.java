@@ -1,0 +1,52 @@
+package io.epochal.store.table;
+
+import io.epochal.store.Checkpoint;
+import io.epochal.store.table.internal.Epochs;
+import java.util.Objects;
+
+/**
+ * Reads the checkpoint table of a {@link TableCheckpointStore} without opening one (which would create the table
+ * and take leases): its path, its schema and the decoding of its rows, for tools that inspect a store read-only.
+ * Stateless and thread-safe.
+ *
+ * @since 0.2.0
+ */
+public final class CheckpointRows {
+  /** The name of the checkpoint table after the table prefix: {@value}. */
+  public static final String TABLE = Epochs.CHECKPOINT_TABLE;
+  /** The key column of the checkpoint table: the pipeline name. */
+  public static final String PIPELINE = "pipeline";
+
+  private CheckpointRows() {
+  }
+
+  /** @return the path of the checkpoint table of a checkpoint store with table prefix {@code prefix} */
+  public static String tablePath(String prefix) {
+    return Objects.requireNonNull(prefix, "prefix") + TABLE;
+  }
+
+  /** @return the schema of the checkpoint table at {@code path} */
+  public static TableSchema schema(String path) {
+    return Epochs.checkpointSchema(path);
+  }
+
+  /** @return the pipeline name of a checkpoint row */
+  public static String pipeline(Row row) {
+    return (String) row.key().get(PIPELINE);
+  }
+
+  /**
+   * Decodes a checkpoint row: committed txid and metadata, pending metadata, attempt reservation and outbox.
+   *
+   * @throws io.epochal.errors.StateCorruptedException if the row cannot be decoded (naming table and pipeline)
+   * @throws IllegalArgumentException if the row is not of a checkpoint table
+   */
+  public static Checkpoint decode(Row row) {
+    Objects.requireNonNull(row, "row");
+    if (!row.schema().equals(schema(row.schema().path()))) {
+      throw new IllegalArgumentException("table " + row.schema().path() + " is not a checkpoint table: "
+          + row.schema());
+    }
+    return Epochs.decodeRow(row);
+  }
+}

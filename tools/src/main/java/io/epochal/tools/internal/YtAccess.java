@@ -1,0 +1,51 @@
+package io.epochal.tools.internal;
+
+import io.epochal.store.table.Table;
+import io.epochal.store.table.TableStore;
+import io.epochal.store.ytsaurus.YtTableStore;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * A YTsaurus store for inspection: the tool only looks rows up and scans (no lease, no write, no table created; a
+ * table is found with {@link TableStore#findTable}); the tables under the store's root are listed with the Cypress
+ * reads of {@link YtTableLister}. A table whose scan meets an unreadable row is reported as one failed cell (YTsaurus
+ * cannot be read around it row by row without its key list). Only the pinned mode's tables are listed. Thread-safe.
+ */
+public final class YtAccess implements StoreAccess {
+  private final YtTableStore store;
+  private final YtTableLister lister;
+
+  public YtAccess(String proxy, String root, String token) {
+    YtTableStore.Builder b = YtTableStore.builder(proxy);
+    if (root != null) {
+      b.root(root);
+    }
+    if (token != null) {
+      b.token(token);
+    }
+    this.store = b.build();
+    this.lister = new YtTableLister(proxy, Optional.ofNullable(token));
+  }
+
+  @Override
+  public TableStore store() {
+    return store;
+  }
+
+  @Override
+  public List<String> tablePaths() {
+    return lister.tables(store.root());
+  }
+
+  @Override
+  public void inspect(Table table, Consumer<Cell> sink) {
+    StoreAccess.scan(store, table, sink, Optional.empty());
+  }
+
+  @Override
+  public void close() {
+    store.close();
+  }
+}
