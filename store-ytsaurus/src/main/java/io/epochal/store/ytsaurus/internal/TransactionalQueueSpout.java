@@ -17,7 +17,8 @@ import java.util.Optional;
 /**
  * {@code YtQueueSpouts.transactional}: the partitioned adapter over {@link TransactionalQueuePartitions}, plus the
  * cycle bookkeeping, the kind (non-transactional under the SKIP policy), the consumer advances handed to the epoch
- * commit of each emitted batch, and the lag report ({@link QueueLag}; the only method safe to call from another thread).
+ * commit of each emitted batch, and the lag report ({@link QueueLag}; the only method safe to call from another
+ * thread).
  *
  * @param <T> what the spout emits
  */
