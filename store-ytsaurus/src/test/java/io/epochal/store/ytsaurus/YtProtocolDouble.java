@@ -2099,7 +2099,8 @@ public final class YtProtocolDouble implements AutoCloseable {
   }
 
   // get_tablet_infos: per index of tablet_indexes, in that order, total_row_count (rows ever appended) and
-  // trimmed_row_count. [UNCONFIRMED over HTTP: the shape the YTsaurus Java and Python clients read.]
+  // trimmed_row_count. [UNCONFIRMED over HTTP: the shape the YTsaurus Java and Python clients read; YtLiveTest checks
+  // it.]
   private byte[] tabletInfos(ObjectNode p) {
     String path = norm(p.path("path").asText());
     Node node = queue(path);

@@ -16,7 +16,8 @@ import java.util.Optional;
 
 /**
  * {@link io.epochal.spouts.kafka.KafkaSpouts#opaque}: the partitioned adapter over {@link OpaquePartitions}, plus the
- * cycle bookkeeping, the kind (non-transactional under a reset policy) and the consumer-group mirror.
+ * cycle bookkeeping, the kind (non-transactional under a reset policy), the consumer-group mirror and the lag report
+ * ({@link KafkaLag}; the only method safe to call from another thread).
  *
  * @param <T> what the spout emits
  */

@@ -21,8 +21,8 @@ import java.util.OptionalLong;
 
 /**
  * A queue spout's view of its queue through the HTTP API v4 (research note §5): the tablet count
- * ({@code get <queue>/@tablet_count}), rows ({@code pull_queue}, or {@code pull_queue_consumer} when configured) and
- * the consumer's offsets ({@code select_rows} on the consumer table), and the row counts per tablet
+ * ({@code get <queue>/@tablet_count}), rows ({@code pull_queue}, or {@code pull_queue_consumer} when configured),
+ * the consumer's offsets ({@code select_rows} on the consumer table) and the row counts per tablet
  * ({@code get_tablet_infos}, for the lag report).
  *
  * <p><b>Rows.</b> A pull at {@code offset} answers the rows of the tablet from {@code offset} on, at most
@@ -110,7 +110,8 @@ public final class QueueReader implements AutoCloseable {
   /**
    * The row counts of tablets {@code 0 .. count-1}: {@code get_tablet_infos} with {@code tablet_indexes}, answering
    * {@code {"tablets": [{"total_row_count": n, "trimmed_row_count": m, ...}, ...]}} in the order asked. [UNCONFIRMED
-   * over HTTP: the shape the YTsaurus Java and Python clients read; the protocol double models it so.]
+   * over HTTP: the shape the YTsaurus Java and Python clients read; the protocol double models it so, and
+   * {@code YtLiveTest} checks it on a real cluster.]
    *
    * @param count the tablet count
    * @return the counts, by tablet index
