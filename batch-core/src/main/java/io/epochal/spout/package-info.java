@@ -9,5 +9,9 @@
  * adapters in {@link io.epochal.spout.Spouts}, whose batch metadata is a {@link io.epochal.spout.PartitionedMetadata}
  * (every partition's latest metadata, carried forward, and the set of partitions new in the batch). The adapters are
  * package-private.
+ *
+ * <p>Lag: a spout that implements {@link io.epochal.spout.LagReporting} reports, per source partition, its end and
+ * committed positions ({@link io.epochal.spout.PartitionLag}) to any thread; {@link io.epochal.spout.CommittedMetadata}
+ * tracks a partitioned spout's last committed metadata for it.
  */
 package io.epochal.spout;

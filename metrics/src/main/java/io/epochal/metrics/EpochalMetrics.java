@@ -2,11 +2,16 @@ package io.epochal.metrics;
 
 import io.epochal.cache.StateCache;
 import io.epochal.metrics.internal.CacheMeters;
+import io.epochal.metrics.internal.LagMeters;
 import io.epochal.metrics.internal.MeteredTableStore;
 import io.epochal.metrics.internal.PipelineMeters;
 import io.epochal.pipeline.PipelineListener;
+import io.epochal.spout.LagReporting;
+import io.epochal.spout.Spout;
 import io.epochal.store.table.TableStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Micrometer meters for Epochal: a {@link PipelineListener} counting and timing committed batches and failed
@@ -19,14 +24,16 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <p>Nothing is measured unless a registry is given: the engine, the stores and the cache keep no meters of their
  * own, and none of them depends on Micrometer. Bind what you want to see, once per pipeline, store or cache and
  * registry (Micrometer keeps one meter per name and tags: a second binding under the same name shares the counters
- * and timers, while the gauges stay bound to the first object).
+ * and timers, while the gauges stay bound to the first object). Source lag gauges over a {@link LagReporting} spout
+ * (Kafka, YTsaurus queues) come from {@link #bindLag}.
  *
  * <p>Tags: {@code pipeline} (the name given to {@link #listener}); {@code phase} ({@code emit}, {@code process},
  * {@code state}, {@code durable}); {@code error} (the simple class name of a failure) and {@code retryable}
  * ({@code true}/{@code false}, as {@link io.epochal.errors.EpochalException#isRetryable} says); {@code store},
  * {@code op}, {@code table} and {@code outcome} ({@code ok}/{@code error}) on store meters; {@code cache},
  * {@code level} ({@code uncompressed}, {@code compressed}), {@code result} ({@code hit}, {@code miss}) and
- * {@code kind} on cache meters.
+ * {@code kind} on cache meters; {@code source} (the spout's name) and {@code partition} (its partition name) on lag
+ * meters.
  *
  * <p>Stateless and thread-safe; the objects it returns are thread-safe.
  */
@@ -67,6 +74,15 @@ public final class EpochalMetrics {
   public static final String CACHE_WEIGHT = "epochal.cache.weight";
   /** Gauge: current entries of a cache level; tags {@code cache}, {@code level}. */
   public static final String CACHE_ENTRIES = "epochal.cache.entries";
+  /**
+   * Gauge: source offsets after the last committed batch up to the partition's end (records, but for offsets
+   * without one), NaN while the source cannot be read; tags {@code pipeline}, {@code source}, {@code partition}.
+   */
+  public static final String SOURCE_LAG = "epochal.source.lag";
+  /** Gauge: partitions in the last read of a source's lag, NaN if it failed; tags {@code pipeline}, {@code source}. */
+  public static final String SOURCE_PARTITIONS = "epochal.source.partitions";
+  /** How old the last read of a source's lag may be before a scrape reads it again, by default: 10 s. */
+  public static final Duration DEFAULT_LAG_REFRESH = Duration.ofSeconds(10);
 
   private EpochalMetrics() {
   }
@@ -115,5 +131,49 @@ public final class EpochalMetrics {
    */
   public static void bindCache(StateCache cache, MeterRegistry registry, String name) {
     CacheMeters.bind(cache, registry, name);
+  }
+
+  /**
+   * Registers the {@link #SOURCE_LAG} gauges of {@code spout}, which must implement {@link LagReporting} (the Kafka
+   * spouts and the YTsaurus queue spouts do), tagged {@code source=<spout.name()>}, refreshed at most every
+   * {@link #DEFAULT_LAG_REFRESH}: {@code bindLag(registry, pipeline, spout.name(), (LagReporting) spout,
+   * DEFAULT_LAG_REFRESH)}.
+   *
+   * @param registry where the meters go
+   * @param pipeline the value of the {@code pipeline} tag, normally the pipeline's name
+   * @param spout the pipeline's spout, the instance the pipeline runs
+   * @throws IllegalArgumentException if {@code spout} does not implement {@link LagReporting}
+   * @throws NullPointerException if an argument is null
+   */
+  public static void bindLag(MeterRegistry registry, String pipeline, Spout<?, ?> spout) {
+    Objects.requireNonNull(spout, "spout");
+    if (!(spout instanceof LagReporting lag)) {
+      throw new IllegalArgumentException("spout '" + spout.name() + "' (" + spout.getClass().getName()
+          + ") does not report its lag: it does not implement " + LagReporting.class.getName());
+    }
+    bindLag(registry, pipeline, spout.name(), lag, DEFAULT_LAG_REFRESH);
+  }
+
+  /**
+   * Registers one gauge {@link #SOURCE_LAG} per partition of {@code lag} (the end minus the committed position), tagged
+   * {@code pipeline}, {@code source} and {@code partition}, and one gauge {@link #SOURCE_PARTITIONS}. The source is
+   * read once now, then by a scrape once the last read is {@code refresh} old (by the registry's clock), on the
+   * scraping thread and never on the pipeline's; each read adds the gauges of partitions it shows for the first time.
+   * A failed read never fails the pipeline and is never shown as 0: every gauge of the source reads NaN until a read
+   * succeeds, and the failure is logged once. The registry holds {@code lag} strongly. Under a
+   * {@link io.epochal.pipeline.PipelineService}, whose rebuilds make new spouts, bind once a {@code LagReporting} that
+   * forwards to the current spout.
+   *
+   * @param registry where the meters go
+   * @param pipeline the value of the {@code pipeline} tag
+   * @param source the value of the {@code source} tag, normally the spout's name
+   * @param lag what reports the positions; its {@code sourceLag()} must be safe to call from any thread
+   * @param refresh how old the last read may get before a scrape reads again, {@code >= 0} (0: at every read)
+   * @throws IllegalArgumentException if {@code refresh} is negative
+   * @throws NullPointerException if an argument is null
+   */
+  public static void bindLag(MeterRegistry registry, String pipeline, String source, LagReporting lag,
+      Duration refresh) {
+    LagMeters.bind(registry, pipeline, source, lag, Objects.requireNonNull(refresh, "refresh"));
   }
 }

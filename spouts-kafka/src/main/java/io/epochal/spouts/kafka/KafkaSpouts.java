@@ -28,8 +28,13 @@ import java.util.Objects;
  * FAIL the spout declares itself {@link io.epochal.spout.SpoutKind#NON_TRANSACTIONAL}: it may lose records, so an
  * {@code EXACTLY_ONCE} pipeline refuses to build.
  *
- * <p>Each spout owns one Kafka consumer, created at its first batch and closed by {@code close()}. Not thread-safe:
- * the engine calls a spout from one thread at a time.
+ * <p><b>Lag.</b> Every spout here also implements {@link io.epochal.spout.LagReporting}: per partition, the end offset
+ * now and the offset the last committed batch ends at (for {@code EpochalMetrics.bindLag} of the metrics module).
+ * It reads them through an admin client of its own, within the API timeout (at most 10 s), and is the one method
+ * safe to call from another thread while the engine runs the spout.
+ *
+ * <p>Each spout owns one Kafka consumer, created at its first batch and closed by {@code close()}. Not thread-safe
+ * otherwise: the engine calls a spout from one thread at a time.
  *
  * @since 0.1.0
  */

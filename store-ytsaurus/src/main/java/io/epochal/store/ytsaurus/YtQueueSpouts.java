@@ -33,7 +33,13 @@ import java.util.Objects;
  * {@link YtQueueUnavailableException} (the engine replays, then stops with
  * {@link io.epochal.errors.BatchFailedException}). No dead-letter variant: a bad row is never skipped.
  *
- * <p>Each spout owns one HTTP client; it is not thread-safe (the engine calls a spout from one thread at a time).
+ * <p><b>Lag.</b> Both spouts also implement {@link io.epochal.spout.LagReporting}: per partition, the tablet's total
+ * row count ({@code get_tablet_infos}) and the offset the last committed batch ends at (for
+ * {@code EpochalMetrics.bindLag} of the metrics module); each request is bounded by the client's timeouts and
+ * attempts.
+ *
+ * <p>Each spout owns one HTTP client; it is not thread-safe but for {@code sourceLag()} (the engine calls a spout from
+ * one thread at a time).
  *
  * @since 0.4.0
  */

@@ -79,7 +79,8 @@ import java.util.regex.Pattern;
  *       optional {@code $timestamp}), {@code reshard_table} growing them, {@code trim_rows}, {@code pull_queue} and
  *       {@code pull_queue_consumer} (with {@code $tablet_index}/{@code $row_index}, caps, trimmed offsets passed
  *       over), queue consumers ({@code create type=queue_consumer}), {@code register_queue_consumer} and
- *       {@code advance_queue_consumer} (old-offset check 3100, inside a sticky tablet transaction); see the queue
+ *       {@code advance_queue_consumer} (old-offset check 3100, inside a sticky tablet transaction),
+ *       {@code get_tablet_infos} (row counts per tablet); see the queue
  *       section below for what is [UNCONFIRMED];</li>
  *   <li>fault injection: {@link #failNext}, {@link #dropNext}, {@link #stopProxy}, {@link #restartProxy}, a forced
  *       {@code X-YT-Proxy} value ({@link #impersonate}), an answer damaged in transit ({@link #rewriteNextAnswer}),
@@ -739,6 +740,7 @@ public final class YtProtocolDouble implements AutoCloseable {
       case "discover_proxies":
       case "pull_queue":
       case "pull_queue_consumer":
+      case "get_tablet_infos":
         return "GET";
       default:
         return null;
@@ -1059,6 +1061,8 @@ public final class YtProtocolDouble implements AutoCloseable {
           return pullQueue(p, false);
         case "pull_queue_consumer":
           return pullQueue(p, true);
+        case "get_tablet_infos":
+          return tabletInfos(p);
         case "advance_queue_consumer":
           advanceConsumer(proxy, p);
           return new byte[0];
@@ -2092,6 +2096,25 @@ public final class YtProtocolDouble implements AutoCloseable {
     }
     Tablet t = node.queue.tablets.get(tablet);
     t.trimmed = Math.max(t.trimmed, Math.min(count, t.rows.size()));
+  }
+
+  // get_tablet_infos: per index of tablet_indexes, in that order, total_row_count (rows ever appended) and
+  // trimmed_row_count. [UNCONFIRMED over HTTP: the shape the YTsaurus Java and Python clients read; YtLiveTest checks
+  // it.]
+  private byte[] tabletInfos(ObjectNode p) {
+    String path = norm(p.path("path").asText());
+    Node node = queue(path);
+    ObjectNode out = N.objectNode();
+    ArrayNode tablets = out.putArray("tablets");
+    for (JsonNode i : p.path("tablet_indexes")) {
+      int index = i.asInt(-1);
+      if (!i.isIntegralNumber() || index < 0 || index >= node.queue.tablets.size()) {
+        throw err(1, "Invalid tablet index " + i + " of " + path);
+      }
+      Tablet t = node.queue.tablets.get(index);
+      tablets.addObject().put("total_row_count", t.rows.size()).put("trimmed_row_count", t.trimmed);
+    }
+    return json(out);
   }
 
   /** @return the current timestamp counter (for tests) */

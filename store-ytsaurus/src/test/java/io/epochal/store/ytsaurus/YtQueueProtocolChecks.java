@@ -169,6 +169,25 @@ abstract class YtQueueProtocolChecks {
     assertEquals(2, rows.get(0).get("$row_index").asLong(), rows.toString());
   }
 
+  /**
+   * [UNCONFIRMED over HTTP] {@code get_tablet_infos} answers {@code {"tablets": [...]}} in the order of
+   * {@code tablet_indexes}, each with {@code total_row_count} (rows ever appended: the end offset the lag report uses)
+   * and {@code trimmed_row_count}.
+   */
+  @Test
+  void getTabletInfosCountsTheRowsEverAppendedAndTrimmed() {
+    String queue = createQueue(freshRoot(), false);
+    insert(queue, 0, "r0", "r1", "r2");
+    client().execute(Call.setup(YtCommand.TRIM_ROWS, YtJson.object().put("path", queue).put("tablet_index", 0)
+        .put("trimmed_row_count", 1), proxy()));
+    ObjectNode p = YtJson.object().put("path", queue);
+    p.putArray("tablet_indexes").add(0);
+    JsonNode answer = client().json(Call.setup(YtCommand.GET_TABLET_INFOS, p, proxy()));
+    System.out.println("[queue checks] get_tablet_infos: " + answer);
+    assertEquals(3, answer.path("tablets").path(0).path("total_row_count").asLong(-1), answer.toString());
+    assertEquals(1, answer.path("tablets").path(0).path("trimmed_row_count").asLong(-1), answer.toString());
+  }
+
   /** §5: max_row_count and max_data_weight cut the answer (at least one row). */
   @Test
   void pullQueueHonoursTheCaps() {

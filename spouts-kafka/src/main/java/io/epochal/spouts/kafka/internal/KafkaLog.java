@@ -239,18 +239,23 @@ final class KafkaLog implements AutoCloseable {
     }
   }
 
+  /** The properties of an admin client beside the consumer: those of the consumer it knows, client id + suffix. */
+  static Map<String, Object> adminProperties(Map<String, Object> consumerProperties, String clientIdSuffix) {
+    Map<String, Object> p = new HashMap<>();
+    Set<String> known = AdminClientConfig.configNames();
+    consumerProperties.forEach((k, v) -> {
+      if (known.contains(k)) {
+        p.put(k, v);
+      }
+    });
+    p.put(AdminClientConfig.CLIENT_ID_CONFIG, consumerProperties.get(ConsumerConfig.CLIENT_ID_CONFIG) + clientIdSuffix);
+    return p;
+  }
+
   private Admin admin() {
     if (admin == null) {
-      Map<String, Object> p = new HashMap<>();
-      Set<String> known = AdminClientConfig.configNames();
-      consumerProperties.forEach((k, v) -> {
-        if (known.contains(k)) {
-          p.put(k, v);
-        }
-      });
-      p.put(AdminClientConfig.CLIENT_ID_CONFIG, consumerProperties.get(ConsumerConfig.CLIENT_ID_CONFIG) + "-admin");
       try {
-        admin = Admin.create(p);
+        admin = Admin.create(adminProperties(consumerProperties, "-admin"));
       } catch (KafkaException e) {
         throw new KafkaSpoutException("Kafka spout '" + spout + "': cannot create its admin client for "
             + config.bootstrapServers() + ": " + e.getMessage(), e, false, spout, null, -1, -1, 0);

@@ -3,29 +3,35 @@ package io.epochal.spouts.kafka.internal;
 import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
+import io.epochal.spout.LagReporting;
 import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.PartitionLag;
 import io.epochal.spout.PartitionedMetadata;
 import io.epochal.spout.SpoutKind;
 import io.epochal.spout.Spouts;
 import io.epochal.spouts.kafka.KafkaSpoutConfig;
 import io.epochal.spouts.kafka.OffsetRange;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * {@link io.epochal.spouts.kafka.KafkaSpouts#opaque}: the partitioned adapter over {@link OpaquePartitions}, plus the
- * cycle bookkeeping, the kind (non-transactional under a reset policy) and the consumer-group mirror.
+ * cycle bookkeeping, the kind (non-transactional under a reset policy), the consumer-group mirror and the lag report
+ * ({@link KafkaLag}; the only method safe to call from another thread).
  *
  * @param <T> what the spout emits
  */
-public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMetadata<OffsetRange>> {
+public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMetadata<OffsetRange>>, LagReporting {
   private final KafkaSource<T> source;
   private final OpaqueSpout<T, PartitionedMetadata<OffsetRange>> adapter;
   private final Mirror mirror;
+  private final KafkaLag lag;
 
   public OpaqueKafkaSpout(KafkaSpoutConfig<?, ?> config, RecordDecoder<T> decoder) {
     this.source = new KafkaSource<>(config, decoder);
     this.adapter = Spouts.partitioned(new OpaquePartitions<>(source));
     this.mirror = new Mirror(source);
+    this.lag = new KafkaLag(config);
   }
 
   @Override
@@ -46,6 +52,7 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
   @Override
   public boolean isReady(long txid, Optional<PartitionedMetadata<OffsetRange>> previous) {
     source.beginCycle(txid, isFirst(previous), true);
+    lag.committed.seed(previous);
     try {
       // Nothing new by the read-ahead's end offsets: ask the log now.
       return adapter.isReady(txid, previous) || source.log.dropEndsReadAhead() && adapter.isReady(txid, previous);
@@ -62,6 +69,7 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
     try {
       PartitionedMetadata<OffsetRange> next = adapter.emit(attempt, previous, out);
       mirror.remember(attempt.txid(), next);
+      lag.committed.remember(attempt.txid(), next);
       source.log.readAhead(); // fetches the next batch's records while the engine runs this one's state phase
       return next;
     } catch (RuntimeException | Error e) {
@@ -82,11 +90,21 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
   @Override
   public void success(long txid) {
     mirror.committed(txid);
+    lag.committed.committed(txid);
+  }
+
+  @Override
+  public Map<String, PartitionLag> sourceLag() {
+    return lag.report();
   }
 
   @Override
   public void close() {
-    source.close();
+    try {
+      lag.close();
+    } finally {
+      source.close();
+    }
   }
 
   @Override

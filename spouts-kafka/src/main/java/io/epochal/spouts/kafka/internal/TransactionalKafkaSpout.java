@@ -3,32 +3,38 @@ package io.epochal.spouts.kafka.internal;
 import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
+import io.epochal.spout.LagReporting;
+import io.epochal.spout.PartitionLag;
 import io.epochal.spout.PartitionedMetadata;
 import io.epochal.spout.SpoutKind;
 import io.epochal.spout.Spouts;
 import io.epochal.spout.TransactionalSpout;
 import io.epochal.spouts.kafka.KafkaSpoutConfig;
 import io.epochal.spouts.kafka.OffsetRange;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * {@link io.epochal.spouts.kafka.KafkaSpouts#transactional}: the partitioned adapter over
- * {@link TransactionalPartitions}, plus the cycle bookkeeping, the kind (non-transactional under a reset policy) and
- * the consumer-group mirror.
+ * {@link TransactionalPartitions}, plus the cycle bookkeeping, the kind (non-transactional under a reset policy),
+ * the consumer-group mirror and the lag report ({@link KafkaLag}; the only method safe to call from another thread).
  *
  * @param <T> what the spout emits
  */
-public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, PartitionedMetadata<OffsetRange>> {
+public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, PartitionedMetadata<OffsetRange>>,
+    LagReporting {
   private final KafkaSource<T> source;
   private final TransactionalPartitions<T> partitions;
   private final TransactionalSpout<T, PartitionedMetadata<OffsetRange>> adapter;
   private final Mirror mirror;
+  private final KafkaLag lag;
 
   public TransactionalKafkaSpout(KafkaSpoutConfig<?, ?> config, RecordDecoder<T> decoder) {
     this.source = new KafkaSource<>(config, decoder);
     this.partitions = new TransactionalPartitions<>(source);
     this.adapter = Spouts.partitioned(partitions);
     this.mirror = new Mirror(source);
+    this.lag = new KafkaLag(config);
   }
 
   @Override
@@ -51,12 +57,16 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
       Optional<PartitionedMetadata<OffsetRange>> previous) {
     source.beginCycle(txid, previous.isEmpty() || previous.get().partitions().isEmpty(), true);
     partitions.clearCuts();
+    lag.committed.seed(previous);
     try {
       Optional<PartitionedMetadata<OffsetRange>> next = adapter.nextBatch(txid, previous);
       if (next.isEmpty() && source.log.dropEndsReadAhead()) {
         next = adapter.nextBatch(txid, previous); // nothing new by the read-ahead's end offsets: ask the log now
       }
-      next.ifPresent(m -> mirror.remember(txid, m));
+      next.ifPresent(m -> {
+        mirror.remember(txid, m);
+        lag.committed.remember(txid, m);
+      });
       return next;
     } catch (RuntimeException | Error e) {
       partitions.clearCuts();
@@ -71,6 +81,7 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
     try {
       adapter.emit(attempt, metadata, out);
       mirror.remember(attempt.txid(), metadata);
+      lag.committed.remember(attempt.txid(), metadata);
       source.log.readAhead(); // fetches the next batch's records while the engine runs this one's state phase
     } catch (RuntimeException | Error e) {
       source.failed();
@@ -88,11 +99,21 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
   @Override
   public void success(long txid) {
     mirror.committed(txid);
+    lag.committed.committed(txid);
+  }
+
+  @Override
+  public Map<String, PartitionLag> sourceLag() {
+    return lag.report();
   }
 
   @Override
   public void close() {
-    source.close();
+    try {
+      lag.close();
+    } finally {
+      source.close();
+    }
   }
 
   @Override

@@ -3,22 +3,26 @@ package io.epochal.store.ytsaurus.internal;
 import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
+import io.epochal.spout.LagReporting;
 import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.PartitionLag;
 import io.epochal.spout.PartitionedMetadata;
 import io.epochal.spout.SpoutKind;
 import io.epochal.spout.Spouts;
 import io.epochal.store.ytsaurus.YtQueueRange;
 import io.epochal.store.ytsaurus.YtQueueSpoutConfig;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * {@code YtQueueSpouts.opaque}: the partitioned adapter over {@link OpaqueQueuePartitions}, plus the cycle
  * bookkeeping, the kind (non-transactional under the SKIP policy) and the consumer advances handed to the epoch commit
- * of each emission (the last emission of a txid is the one that commits).
+ * of each emission (the last emission of a txid is the one that commits), and the lag report ({@link QueueLag}; the
+ * only method safe to call from another thread).
  *
  * @param <T> what the spout emits
  */
-public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMetadata<YtQueueRange>> {
+public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMetadata<YtQueueRange>>, LagReporting {
   private final QueueSource<T> source;
   private final OpaqueSpout<T, PartitionedMetadata<YtQueueRange>> adapter;
 
@@ -49,6 +53,7 @@ public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMeta
   @Override
   public boolean isReady(long txid, Optional<PartitionedMetadata<YtQueueRange>> previous) {
     source.beginCycle(txid, true);
+    source.lag.committed.seed(previous);
     try {
       return adapter.isReady(txid, previous);
     } catch (RuntimeException | Error e) {
@@ -70,6 +75,7 @@ public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMeta
       } else {
         source.stageAdvances(attempt.txid(), next);
       }
+      source.lag.committed.remember(attempt.txid(), next);
       return next;
     } catch (RuntimeException | Error e) {
       source.unstageAdvances(attempt.txid());
@@ -80,7 +86,13 @@ public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMeta
 
   @Override
   public void success(long txid) {
+    source.lag.committed.committed(txid);
     source.committed(txid);
+  }
+
+  @Override
+  public Map<String, PartitionLag> sourceLag() {
+    return source.lag.report();
   }
 
   @Override

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * cut pulled are kept for the emission that follows it (rows of an ordered table never change, so a kept chunk is
  * valid whenever its start offset matches; only trimming removes rows). Everything kept is dropped after a failure.
  *
- * <p>Not thread-safe: the engine calls a spout from one thread at a time.
+ * <p>Not thread-safe, but for {@link #lag}: the engine calls a spout from one thread at a time.
  *
  * @param <T> what the spout emits
  */
@@ -49,6 +49,8 @@ final class QueueSource<T> implements AutoCloseable {
   final String spout;
   final String queue;
   final QueueReader reader;
+  /** The lag report; the one part of the source safe to use from another thread. */
+  final QueueLag lag;
   private final Optional<ConsumerAdvances> advances;
   private long txid;
   private List<String> partitions = List.of();
@@ -63,6 +65,7 @@ final class QueueSource<T> implements AutoCloseable {
     this.spout = config.name();
     this.queue = config.queuePath();
     this.reader = new QueueReader(config);
+    this.lag = new QueueLag(config, reader);
     this.advances = advances;
   }
 
@@ -260,6 +263,7 @@ final class QueueSource<T> implements AutoCloseable {
 
   @Override
   public void close() {
+    lag.close();
     reader.close();
   }
 }

@@ -3,22 +3,27 @@ package io.epochal.store.ytsaurus.internal;
 import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
+import io.epochal.spout.LagReporting;
+import io.epochal.spout.PartitionLag;
 import io.epochal.spout.PartitionedMetadata;
 import io.epochal.spout.SpoutKind;
 import io.epochal.spout.Spouts;
 import io.epochal.spout.TransactionalSpout;
 import io.epochal.store.ytsaurus.YtQueueRange;
 import io.epochal.store.ytsaurus.YtQueueSpoutConfig;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * {@code YtQueueSpouts.transactional}: the partitioned adapter over {@link TransactionalQueuePartitions}, plus the
- * cycle bookkeeping, the kind (non-transactional under the SKIP policy) and the consumer advances handed to the epoch
- * commit of each emitted batch.
+ * cycle bookkeeping, the kind (non-transactional under the SKIP policy), the consumer advances handed to the epoch
+ * commit of each emitted batch, and the lag report ({@link QueueLag}; the only method safe to call from another
+ * thread).
  *
  * @param <T> what the spout emits
  */
-public final class TransactionalQueueSpout<T> implements TransactionalSpout<T, PartitionedMetadata<YtQueueRange>> {
+public final class TransactionalQueueSpout<T> implements TransactionalSpout<T, PartitionedMetadata<YtQueueRange>>,
+    LagReporting {
   private final QueueSource<T> source;
   private final TransactionalSpout<T, PartitionedMetadata<YtQueueRange>> adapter;
 
@@ -50,8 +55,11 @@ public final class TransactionalQueueSpout<T> implements TransactionalSpout<T, P
   public Optional<PartitionedMetadata<YtQueueRange>> nextBatch(long txid,
       Optional<PartitionedMetadata<YtQueueRange>> previous) {
     source.beginCycle(txid, true);
+    source.lag.committed.seed(previous);
     try {
-      return adapter.nextBatch(txid, previous);
+      Optional<PartitionedMetadata<YtQueueRange>> next = adapter.nextBatch(txid, previous);
+      next.ifPresent(m -> source.lag.committed.remember(txid, m));
+      return next;
     } catch (RuntimeException | Error e) {
       source.failed();
       throw e;
@@ -64,6 +72,7 @@ public final class TransactionalQueueSpout<T> implements TransactionalSpout<T, P
     try {
       adapter.emit(attempt, metadata, out);
       source.stageAdvances(attempt.txid(), metadata);
+      source.lag.committed.remember(attempt.txid(), metadata);
     } catch (RuntimeException | Error e) {
       source.unstageAdvances(attempt.txid());
       source.failed();
@@ -73,7 +82,13 @@ public final class TransactionalQueueSpout<T> implements TransactionalSpout<T, P
 
   @Override
   public void success(long txid) {
+    source.lag.committed.committed(txid);
     source.committed(txid);
+  }
+
+  @Override
+  public Map<String, PartitionLag> sourceLag() {
+    return source.lag.report();
   }
 
   @Override

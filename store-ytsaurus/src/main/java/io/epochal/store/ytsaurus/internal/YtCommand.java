@@ -34,6 +34,7 @@ public enum YtCommand {
   GENERATE_TIMESTAMP("generate_timestamp", Method.GET, false),
   PULL_QUEUE("pull_queue", Method.GET, false),
   PULL_QUEUE_CONSUMER("pull_queue_consumer", Method.GET, false),
+  GET_TABLET_INFOS("get_tablet_infos", Method.GET, false),
   DISCOVER_PROXIES("discover_proxies", Method.GET, false);
 
   /** HTTP methods the proxy distinguishes. */
