@@ -66,6 +66,8 @@ final class KafkaInput implements AutoCloseable {
   }
 
   private final Settings settings;
+  /** Called with every spout made ({@code --metrics-port} binds its lag gauges); does nothing unless set. */
+  private java.util.function.Consumer<Spout<?, ?>> onSpout = s -> { };
   private final KafkaConsumer<String, String> consumer;
   private final List<TopicPartition> partitions;
   private final Map<TopicPartition, Long> starts;
@@ -156,7 +158,15 @@ final class KafkaInput implements AutoCloseable {
   Spout<KafkaRecord<String, String>, ?> spout(String name, String kind, int maxRecordsPerPartition) {
     KafkaSpoutConfig<String, String> config = KafkaSpoutConfig.strings(name).bootstrapServers(settings.bootstrap())
         .topics(settings.topics()).maxRecordsPerPartition(maxRecordsPerPartition).apiTimeout(TIMEOUT).build();
-    return kind.equals("opaque") ? KafkaSpouts.opaque(config) : KafkaSpouts.transactional(config);
+    Spout<KafkaRecord<String, String>, ?> spout = kind.equals("opaque") ? KafkaSpouts.opaque(config)
+        : KafkaSpouts.transactional(config);
+    onSpout.accept(spout);
+    return spout;
+  }
+
+  /** Calls {@code action} with every spout {@link #spout} makes from now on. */
+  void onSpout(java.util.function.Consumer<Spout<?, ?>> action) {
+    this.onSpout = java.util.Objects.requireNonNull(action, "action");
   }
 
   /** For the run header: the topics, their partitions and how many offsets they held at the start. */

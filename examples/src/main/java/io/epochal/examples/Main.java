@@ -210,6 +210,7 @@ public final class Main {
           .listener(progress)
           .checkpointStore(store.checkpoints(faults));
       metrics.ifPresent(m -> builder.listener(m.listener(o.command())));
+      metrics.ifPresent(m -> kafka.ifPresent(k -> k.onSpout(spout -> m.bindLag(o.command(), spout))));
       try (Pipeline pipeline = example.build(builder, store, faults)) {
         summary = kafka.isPresent() && kafka.get().settings().until().equals("end")
             ? runToStartEnds(pipeline, kafka.get(), store, o) : pipeline.runUntilIdle();

@@ -90,6 +90,17 @@ final class MetricsEndpoint implements AutoCloseable {
     return EpochalMetrics.metered(store, registry, name);
   }
 
+  /**
+   * Serves {@code spout}'s lag per source partition ({@code epochal.source.lag}) for pipeline {@code pipeline}, read
+   * afresh at every scrape (a CLI run is scraped rarely; a service would keep the default refresh).
+   */
+  void bindLag(String pipeline, io.epochal.spout.Spout<?, ?> spout) {
+    if (!(spout instanceof io.epochal.spout.LagReporting lag)) {
+      throw new IllegalArgumentException("spout '" + spout.name() + "' does not report its lag");
+    }
+    EpochalMetrics.bindLag(registry, pipeline, spout.name(), lag, java.time.Duration.ZERO);
+  }
+
   @Override
   public void close() {
     server.stop(0);

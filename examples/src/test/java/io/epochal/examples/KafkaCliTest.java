@@ -98,6 +98,38 @@ class KafkaCliTest {
     assertEquals("", r.err());
   }
 
+  @Test
+  void metricsPortServesTheKafkaSourceLagPerPartition() {
+    String topic = newTopic("lag");
+    MainTest.Result produced = MainTest.cli("produce", "word-count", "--bootstrap", bootstrap, "--topic", topic,
+        "--sentences", "40000");
+    assertEquals(Main.OK, produced.code(), produced::toString);
+    ScrapingOut out = new ScrapingOut();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code = Main.execute(new String[] {"word-count", "--bootstrap", bootstrap, "--topic", topic, "--batch-size",
+        "20", "--state-dir", state(), "--metrics-port", "0"},
+        new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    String printed = out.all.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(Main.OK, code, () -> printed + err);
+    Map<String, String> source = Map.of("pipeline", "word-count", "source", "sentences");
+
+    // Mid-run, on the coordinator thread between two batches: lag = records not yet committed, exactly.
+    assertTrue(out.atProgress != null && out.atProgress.statusCode() == 200, () -> "a progress line: " + printed);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9,]+) records").matcher(out.progressLine);
+    assertTrue(m.find(), out.progressLine);
+    long committed = Long.parseLong(m.group(1).replace(",", ""));
+    String mid = out.atProgress.body();
+    assertEquals(4, ScrapingOut.value(mid, "epochal_source_partitions", source), mid);
+    assertEquals(40_000 - committed, ScrapingOut.value(mid, "epochal_source_lag", source),
+        () -> out.progressLine + "\n" + mid);
+    assertTrue(committed > 0 && committed < 40_000, out.progressLine);
+
+    // After the run the spout is closed: its lag cannot be read, and reads NaN (never a made-up 0).
+    String end = out.atEnd.body();
+    assertTrue(Double.isNaN(ScrapingOut.value(end, "epochal_source_lag", source)), end);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"transactional", "opaque"})
   void wordCountReadsATopicExactlyOnceUnderFailuresAndContinuesAfterTheCommittedOffsets(String kind) {

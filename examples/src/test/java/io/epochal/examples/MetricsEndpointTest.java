@@ -32,81 +32,19 @@ import org.junit.jupiter.api.io.TempDir;
  * at its end (while the CLI prints its verdict, the endpoint still up) matches what the run printed.
  */
 class MetricsEndpointTest {
-  private static final Pattern ENDPOINT = Pattern.compile("^metrics: (http://localhost:[0-9]+/metrics) ");
   private static final Pattern COMMITTED =
       Pattern.compile("committed ([0-9,]+) batches \\(txid ([0-9]+)\\), ([0-9,]+) records");
   private static final Pattern REPLAYS = Pattern.compile("replays survived: ([0-9,]+)");
-  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})? (\\S+)$");
-  private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
   @TempDir
   Path tmp;
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-  private HttpResponse<String> get(String url) {
-    try {
-      return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
-          HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+  private static HttpResponse<String> get(String url) {
+    return ScrapingOut.get(url);
   }
 
-  /**
-   * The CLI's stdout: scrapes the endpoint (on the CLI's own thread, so the run waits) when the endpoint line is
-   * printed, before any batch, and when the verdict is printed, after the last batch and before the endpoint closes.
-   */
-  private final class ScrapingOut extends OutputStream {
-    final ByteArrayOutputStream all = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-    String url;
-    HttpResponse<String> atStart;
-    HttpResponse<String> atEnd;
-
-    @Override
-    public void write(int b) {
-      all.write(b);
-      if (b != '\n') {
-        line.write(b);
-        return;
-      }
-      String text = line.toString(StandardCharsets.UTF_8);
-      line.reset();
-      Matcher m = ENDPOINT.matcher(text);
-      if (m.find()) {
-        url = m.group(1);
-        atStart = get(url);
-      } else if (text.startsWith("counts verified")) {
-        atEnd = get(url);
-      }
-    }
-  }
-
-  /** The sum of the samples of {@code name} whose labels include {@code labels}. */
   static double value(String scrape, String name, Map<String, String> labels) {
-    double sum = 0;
-    boolean found = false;
-    for (String line : scrape.split("\n")) {
-      Matcher m = SAMPLE.matcher(line);
-      if (line.startsWith("#") || !m.matches() || !m.group(1).equals(name)) {
-        continue;
-      }
-      Map<String, String> have = new HashMap<>();
-      Matcher l = LABEL.matcher(m.group(2) == null ? "" : m.group(2));
-      while (l.find()) {
-        have.put(l.group(1), l.group(2));
-      }
-      if (have.entrySet().containsAll(labels.entrySet())) {
-        sum += Double.parseDouble(m.group(3));
-        found = true;
-      }
-    }
-    assertTrue(found, () -> name + labels + " in the scrape:\n" + scrape);
-    return sum;
+    return ScrapingOut.value(scrape, name, labels);
   }
 
   private static long number(String s) {
