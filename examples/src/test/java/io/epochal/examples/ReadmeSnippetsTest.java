@@ -55,9 +55,7 @@ class ReadmeSnippetsTest {
     List<String> problems = new ArrayList<>();
     for (Block b : blocks) {
       if (!byText.containsKey(collapse(b.text()))) {
-        problems.add("README.md line " + b.line() + ": the java block starting `" + b.firstLine() + "` is in no test"
-            + " (put it, verbatim, between `// README begin <id>` and `// README end <id>` in a test under"
-            + " */src/test/java)");
+        problems.add("README.md line " + b.line() + ": the java block starting `" + b.firstLine() + "` is in no test");
       }
     }
     List<String> readme = blocks.stream().map(b -> collapse(b.text())).toList();
@@ -67,7 +65,9 @@ class ReadmeSnippetsTest {
             + "` matches no java block of README.md (update the test or the README so they are identical)");
       }
     }
-    assertTrue(problems.isEmpty(), String.join("\n", problems));
+    assertTrue(problems.isEmpty(), String.join("\n", problems) + "\nEvery java block of README.md must appear, "
+        + "verbatim up to whitespace, between `// README begin <id>` and `// README end <id>` lines of a test under "
+        + "<module>/src/test/java (regions of one id in one file are joined in order).");
   }
 
   @Test
