@@ -28,7 +28,7 @@ class ReadmeQuickStartTest {
 
   @Test
   void theQuickStartCompilesRunsAndCountsEveryWordOnce() throws IOException {
-    // README quick start begin
+    // README begin quick-start
     InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("word-counts");
     CheckpointStore checkpoints = new InMemoryCheckpointStore(); // RocksDB/PostgreSQL/YTsaurus: TableCheckpointStore
 
@@ -46,7 +46,7 @@ class ReadmeQuickStartTest {
     try (Pipeline pipeline = builder.build()) {     // refuses pairings that cannot be exactly-once
       pipeline.runUntilIdle();
     }
-    // README quick start end
+    // README end quick-start
 
     Map<String, Long> expected = new HashMap<>();
     java.util.function.LongFunction<String> sentences = GeneratedSpout.sentences(42);
@@ -71,10 +71,10 @@ class ReadmeQuickStartTest {
 
   /** The Quick start's code: the first java block after the heading, or the test's marked lines. */
   private static String block(String text) {
-    int begin = text.indexOf("// README quick start begin");
+    int begin = text.indexOf("// README begin quick-start");
     String code;
     if (begin >= 0) {
-      code = text.substring(text.indexOf('\n', begin) + 1, text.indexOf("// README quick start end"));
+      code = text.substring(text.indexOf('\n', begin) + 1, text.indexOf("// README end quick-start"));
     } else {
       int heading = text.indexOf("## Quick start");
       assertTrue(heading >= 0, "README has a Quick start");

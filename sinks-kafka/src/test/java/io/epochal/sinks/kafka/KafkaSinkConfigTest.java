@@ -6,9 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.codec.CodecException;
+import io.epochal.pipeline.Aggregators;
+import io.epochal.pipeline.KeyValue;
+import io.epochal.pipeline.MapStateRef;
+import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.sinks.kafka.KafkaOutput.Header;
 import io.epochal.sinks.kafka.KafkaOutput.Message;
 import io.epochal.sinks.kafka.internal.MessageCodec;
+import io.epochal.spouts.ListSpout;
+import io.epochal.state.InMemoryBackingMap;
+import io.epochal.state.transactional.TransactionalMap;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -37,6 +45,28 @@ class KafkaSinkConfigTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> valid().clientProperty("transactional.id", "x").build());
     assertTrue(e.getMessage().contains("transactional.id"));
+  }
+
+  /** The README's Kafka output snippet, verbatim (examples' ReadmeSnippetsTest compares it): it wires, offline. */
+  @Test
+  void theReadmeSnippetConfiguresTheSinkOfANewValuesStream() {
+    PipelineBuilder builder = Pipeline.newBuilder("word-count");
+    MapStateRef<String, Long> counts = builder.source(ListSpout.of("words", List.of("a", "b"), 1))
+        .groupBy((String word) -> word)
+        .persistentAggregate("word-counts", TransactionalMap.factory(new InMemoryBackingMap<>()), Aggregators.count());
+    // README begin kafka-output
+    KafkaSinkConfig<KeyValue<String, Long>> out = KafkaSinkConfig.<KeyValue<String, Long>>strings(
+            KeyValue::key, kv -> Long.toString(kv.value()))      // or builder(KafkaOutput): key, value, headers, partition
+        .bootstrapServers("localhost:9092").topic("word-counts")
+        .transactionalIdPrefix("word-count.counts-out")           // required: stable and unique per pipeline + sink
+        .build();
+    counts.newValuesStream().to("counts-out", KafkaSinks.exactlyOnce(out));
+    // README end kafka-output
+    assertEquals("word-count.counts-out", out.transactionalIdPrefix());
+    assertEquals("word-counts", out.topic());
+    Message m = out.output().toMessage("word-counts", new KeyValue<>("a", 2L));
+    assertArrayEquals("a".getBytes(StandardCharsets.UTF_8), m.key().orElseThrow());
+    assertArrayEquals("2".getBytes(StandardCharsets.UTF_8), m.value().orElseThrow());
   }
 
   @Test

@@ -258,15 +258,17 @@ class TransactionalMapTest extends TxidMapTestBase<TransactionalValue<Long>, Tra
   }
 
 
-  /** The README's "state lifecycle" snippet, as written there. */
+  /** The README's "state lifecycle" snippet, verbatim (examples' ReadmeSnippetsTest compares it). */
   @Test
   void theReadmeLifecycleSnippetRuns() {
+    // README begin state-lifecycle
     MapState<String, Long> counts = TransactionalMap.over(new InMemoryBackingMap<>(), "counts");
-    counts.begin(Epoch.of("wc", new BatchAttempt(1, 1)));
+    counts.begin(Epoch.of("wc", new BatchAttempt(1, 1)));           // what the engine does for txid 1, attempt 1
     counts.multiUpdate(Map.of("a", stored -> stored.orElse(0L) + 1));
-    counts.end();
-    counts.begin(Epoch.readAfter("wc", 1));
+    counts.end();                                                    // applied; durable only with the epoch's commit
+    counts.begin(Epoch.readAfter("wc", 1));                          // read-only: what is committed up to txid 1
     assertEquals(Map.of("a", 1L), counts.multiGet(List.of("a")));
     counts.end();
+    // README end state-lifecycle
   }
 }
