@@ -1,5 +1,7 @@
 package io.epochal.codec;
 
+import io.epochal.api.Stable;
+
 /**
  * Converts values of type {@code T} to bytes and back, for state that is stored or shipped between processes.
  *
@@ -17,7 +19,10 @@ package io.epochal.codec;
  * </ul>
  *
  * @param <T> the type of the values
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface Codec<T> {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.codec;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.internal.KryoCodec;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -11,7 +12,10 @@ import java.util.Objects;
 /**
  * Factories of the standard {@link Codec}s. Every codec returned is immutable and thread-safe, rejects {@code null}
  * with {@link NullPointerException}, and throws {@link CodecException} for bytes it cannot decode exactly.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class Codecs {
 
   private static final Codec<Long> LONGS = new LongCodec();

@@ -1,9 +1,14 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
+
 /**
  * A store transaction could not commit because an overlapping transaction wrote the same row first.
  * Nothing of the failed transaction is visible; the batch is replayed.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class CommitConflictException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 
 /**
@@ -13,7 +14,10 @@ import java.util.Objects;
  * kept elsewhere.
  *
  * <p>Unchecked. Immutable once thrown; safe to pass between threads.
+ *
+ * @since 0.1.0
  */
+@Stable
 public class EpochalException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -13,6 +14,7 @@ import java.util.OptionalLong;
  * @param txid the txid of the batch or cell concerned
  * @since 0.2.0
  */
+@Stable
 public record ErrorContext(Optional<String> pipeline, Optional<String> table, Optional<String> key, OptionalLong txid) {
 
   /** Nothing known. */

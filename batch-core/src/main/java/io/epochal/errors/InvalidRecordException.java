@@ -1,12 +1,17 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
+
 /**
  * A record, key or value that the pipeline cannot process: a null key, a null record, a null field required by an
  * operation, a key without value equality (an array) or without a faithful encoding (a string with an unpaired
  * surrogate), an aggregator, reducer or updater that returned null or overflowed. Never dropped silently; the batch
  * fails with this error and is not retried (the same input gives the same failure). {@link #context()} names the
  * pipeline, the state, the key and the txid as far as known where it was thrown.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class InvalidRecordException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 
 /**
@@ -12,6 +13,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Stable
 public final class SchemaMismatchException extends StoreException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Objects;
  *
  * @since 0.3.0
  */
+@Stable
 public final class StagingUnavailableException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

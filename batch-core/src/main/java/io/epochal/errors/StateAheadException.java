@@ -1,10 +1,15 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
+
 /**
  * A stored cell carries a txid higher than the batch being applied: the state is ahead of the coordinator
  * (coordinator metadata lost or reset, or a second writer). Epochal never guesses in this case; the pipeline stops.
  * Storm's {@code TransactionalMap} silently re-bases such a cell; Epochal refuses for every map kind.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class StateAheadException extends EpochalException {
   private static final long serialVersionUID = 1L;
   private final String table;

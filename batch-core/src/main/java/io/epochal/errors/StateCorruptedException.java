@@ -1,12 +1,16 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
 import java.util.OptionalLong;
 
 /**
  * Stored bytes could not be decoded or failed their integrity check. Names the table, the key and (when known) the
  * txid of the cell, also in {@link #context()}. Not retryable: the pipeline stops and nothing is overwritten, so the
  * bytes remain available for inspection.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class StateCorruptedException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package io.epochal.errors;
 
+import io.epochal.api.Stable;
+
 /**
  * A store could not be read or written (I/O error, unreachable service, schema or format mismatch). The message
  * names the store and, where known, the table, key and txid; so does {@link #context()}. Wraps the store's native
@@ -7,7 +9,10 @@ package io.epochal.errors;
  *
  * <p>Retryable unless constructed otherwise or the cause is an I/O failure no retry fixes (see
  * {@link #io(String, Throwable)}): an unreachable service or a timed-out request may succeed when replayed.
+ *
+ * @since 0.1.0
  */
+@Stable
 public class StoreException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

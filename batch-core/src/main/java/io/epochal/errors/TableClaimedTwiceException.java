@@ -1,6 +1,12 @@
 package io.epochal.errors;
 
-/** Two writers claim one state table. Each table has exactly one writer; readers use joiners. */
+import io.epochal.api.Stable;
+
+/** Two writers claim one state table. Each table has exactly one writer; readers use joiners.
+ *
+ * @since 0.1.0
+ */
+@Stable
 public final class TableClaimedTwiceException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

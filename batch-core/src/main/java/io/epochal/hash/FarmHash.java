@@ -1,5 +1,6 @@
 package io.epochal.hash;
 
+import io.epochal.api.Stable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -29,7 +30,10 @@ import java.util.Objects;
  *
  * <p>All methods are static, pure and thread-safe. The numeric and {@code byte[]} methods allocate nothing;
  * hashing a {@link String} allocates only its temporary UTF-8 encoding. There is no mutable state.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class FarmHash {
 
   private static final long K0 = 0xc3a5c85c97cb3127L;

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 import java.util.function.ToLongFunction;
 
@@ -8,7 +9,12 @@ import java.util.function.ToLongFunction;
  * {@link ArithmeticException}, which the pipeline reports as a non-retryable
  * {@link io.epochal.errors.InvalidRecordException} naming the state, the key and the txid (a wrapped-around count is
  * never stored).
+ *
+ * <p>Stateless and thread-safe: static methods only.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class Aggregators {
   private Aggregators() {
   }

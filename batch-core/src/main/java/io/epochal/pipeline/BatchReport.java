@@ -1,5 +1,7 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * What one committed batch did, with the time each phase took.
  *
@@ -12,7 +14,10 @@ package io.epochal.pipeline;
  * @param stateNanos how long the states took to stage or write the batch, within {@code commitNanos}
  * @param durableNanos how long the durable commit (checkpoint, epoch) took, within {@code commitNanos}
  * @param outputs how many records the batch's sinks staged
+ *
+ * @since 0.1.0
  */
+@Stable
 public record BatchReport(long txid, int attempts, long records, long commitNanos, long emitNanos,
     long processNanos, long stateNanos, long durableNanos, long outputs) {
 

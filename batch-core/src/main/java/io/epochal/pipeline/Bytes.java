@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import java.util.Objects;
  *
  * @since 0.2.0
  */
+@Stable
 public final class Bytes implements Comparable<Bytes>, java.io.Serializable {
   private static final long serialVersionUID = 1L;
   private static final Bytes EMPTY = new Bytes(new byte[0]);

@@ -1,5 +1,7 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * An associative, commutative aggregation: {@code init} turns a record into a partial value, {@code combine} merges
  * two. Lets the engine pre-aggregate each batch per partition before touching state, so a state sees one update per
@@ -11,7 +13,10 @@ package io.epochal.pipeline;
  *
  * @param <T> the record type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface CombinerAggregator<T, V> {
 
   /** The partial value of one record; never null. */

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.state.MapState;
 import io.epochal.state.State;
 import io.epochal.state.StateFactory;
@@ -9,7 +10,10 @@ import io.epochal.state.StateFactory;
  *
  * @param <K> the key type
  * @param <T> the record type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface GroupedStream<K, T> {
 
   /**

@@ -1,9 +1,14 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * The delivery guarantee of a pipeline's state updates. {@link #EXACTLY_ONCE} is the default; the other two are
  * explicit opt-ins for pipelines whose spout, state or store cannot deliver it.
+ *
+ * @since 0.1.0
  */
+@Stable
 public enum Guarantee {
   /** Every record affects committed state exactly once, whatever fails and however often. */
   EXACTLY_ONCE,

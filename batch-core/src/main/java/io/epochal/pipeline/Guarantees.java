@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.pipeline.internal.GuaranteeCheck;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
@@ -12,6 +13,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Stable
 public final class Guarantees {
   private Guarantees() {
   }

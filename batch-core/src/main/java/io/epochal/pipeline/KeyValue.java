@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 
 /**
@@ -7,7 +8,10 @@ import java.util.Objects;
  *
  * @param key the key, never null
  * @param value the value, never null
+ *
+ * @since 0.1.0
  */
+@Stable
 public record KeyValue<K, V>(K key, V value) {
   public KeyValue {
     Objects.requireNonNull(key, "key");

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.State;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.function.Consumer;
  * @param <R> the output record type
  * @since 0.3.0
  */
+@Stable
 public interface KeyedProcessFunction<S extends State, K, T, R> {
 
   /** Called once per partition and batch attempt before any {@link #process}, e.g. to load the keys in bulk. */

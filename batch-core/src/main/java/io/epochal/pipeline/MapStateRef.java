@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.state.MapState;
 
 /**
@@ -7,7 +8,10 @@ import io.epochal.state.MapState;
  *
  * @param <K> the key type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface MapStateRef<K, V> extends StateRef<MapState<K, V>> {
 
   /** The new value of every key the batch updated, emitted after the update (Trident's {@code newValuesStream}). */

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.pipeline.internal.KeyPartitioner;
 
@@ -19,6 +20,7 @@ import io.epochal.pipeline.internal.KeyPartitioner;
  *
  * @since 0.3.0
  */
+@Stable
 public final class Partitioner {
   private Partitioner() {
   }

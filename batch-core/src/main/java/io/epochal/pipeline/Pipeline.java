@@ -1,5 +1,7 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * A built pipeline: one source, a graph of operations and states, and a coordinator that cuts the input into
  * batches numbered by txid (from 1, growing by 1), commits them strictly in txid order and replays a failed batch
@@ -14,7 +16,10 @@ package io.epochal.pipeline;
  *
  * <p>Logs written while a batch is worked on, on the coordinator thread and on the pipeline's worker threads, carry
  * the slf4j MDC entries {@link #MDC_PIPELINE} and {@link #MDC_TXID}.
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface Pipeline extends AutoCloseable {
 
   /** The slf4j MDC key holding the pipeline's name while it runs. */

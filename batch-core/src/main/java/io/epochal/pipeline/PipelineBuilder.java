@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.pipeline.internal.Coordinator;
 import io.epochal.pipeline.internal.Graph;
 import io.epochal.pipeline.internal.GuaranteeCheck;
@@ -16,7 +17,10 @@ import java.util.Objects;
  * <p>Each setting may be set once ({@link IllegalStateException} otherwise) and is validated at once
  * ({@link IllegalArgumentException}). Settings must come before {@link #source}. {@link #build()} checks that the
  * requested {@link Guarantee} is deliverable and never changes the builder. Not thread-safe.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class PipelineBuilder {
   private final String name;
   private final Graph graph = new Graph();

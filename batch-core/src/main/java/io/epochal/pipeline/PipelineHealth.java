@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -15,7 +16,10 @@ import java.util.Optional;
  * @param lastCommitAt when this process last committed a batch; empty before its first commit
  * @param restarts how many times the pipeline was rebuilt after a failure
  * @param lastFailure the last failure (its type and message), also after a successful restart
+ *
+ * @since 0.1.0
  */
+@Stable
 public record PipelineHealth(State state, long lastCommittedTxid, Optional<Instant> lastCommitAt, int restarts,
     Optional<String> lastFailure) {
 

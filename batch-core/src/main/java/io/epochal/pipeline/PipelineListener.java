@@ -1,11 +1,15 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 
 /**
  * Observes a running pipeline (progress output, metrics export). Called on the coordinator thread; must be quick and
  * must not throw.
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface PipelineListener {
 
   /** Batch {@code report.txid()} is committed. */

@@ -1,5 +1,7 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * A snapshot of a pipeline's counters since it was built.
  *
@@ -9,7 +11,10 @@ package io.epochal.pipeline;
  * @param lastCommittedTxid the last committed txid (including batches committed before a restart)
  * @param totalCommitNanos time spent in commit phases
  * @param maxCommitNanos the longest commit phase
+ *
+ * @since 0.1.0
  */
+@Stable
 public record PipelineMetrics(long batchesCommitted, long failedAttempts, long recordsCommitted,
     long lastCommittedTxid, long totalCommitNanos, long maxCommitNanos) {
 }

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.errors.BatchFailedException;
 import io.epochal.errors.EpochalException;
 import java.time.Clock;
@@ -26,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * must therefore declare the same pipeline over the same stores each time it is called.
  *
  * <p>Thread-safe: {@link #health()}, {@link #close()} and {@link #awaitTermination} may be called from any thread.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class PipelineService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineService.class);
 

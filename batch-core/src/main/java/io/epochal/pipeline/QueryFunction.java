@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.State;
 import java.util.List;
@@ -13,8 +14,11 @@ import java.util.List;
  * @param <S> the state type
  * @param <T> the record type
  * @param <R> the result type
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
+@Stable
 public interface QueryFunction<S extends State, T, R> {
 
   /** @return one result per record, in the records' order; a null result drops nothing: it is an error */

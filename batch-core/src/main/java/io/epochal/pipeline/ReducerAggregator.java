@@ -1,5 +1,7 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * A sequential aggregation folded over the records of a key, starting from the stored value or {@link #init()}.
  * Cannot be pre-aggregated; the engine groups the batch's records by key and folds them in emission order. Pure.
@@ -9,7 +11,10 @@ package io.epochal.pipeline;
  *
  * @param <T> the record type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface ReducerAggregator<T, V> {
 
   /** The value of a key that has none yet. */

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -12,7 +13,10 @@ import java.util.Objects;
  * @param maxConsecutiveRestarts restarts allowed without a commit in between; 0 never restarts
  * @param initialBackoff the wait before the first restart of a row
  * @param maxBackoff the longest wait
+ *
+ * @since 0.1.0
  */
+@Stable
 public record RestartPolicy(int maxConsecutiveRestarts, Duration initialBackoff, Duration maxBackoff) {
 
   /** Validates: a non-negative count, {@code 0 <= initialBackoff <= maxBackoff}. */

@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -11,7 +12,10 @@ import java.util.Objects;
  * @param maxAttempts attempts per txid, at least 1
  * @param initialBackoff wait after the first failed attempt, not negative
  * @param maxBackoff the longest wait, not less than {@code initialBackoff}
+ *
+ * @since 0.1.0
  */
+@Stable
 public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
 
   public RetryPolicy {

@@ -1,5 +1,7 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
+
 /**
  * What one {@code run} call did.
  *
@@ -8,6 +10,9 @@ package io.epochal.pipeline;
  * @param batches batches committed by the call
  * @param failedAttempts attempts that failed and were replayed during the call
  * @param records records of the committed batches
+ *
+ * @since 0.1.0
  */
+@Stable
 public record RunSummary(long firstTxid, long lastTxid, long batches, long failedAttempts, long records) {
 }

@@ -1,11 +1,15 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import java.time.Duration;
 
 /**
  * Waits between retries. Tests inject a virtual sleeper so that no test sleeps for real.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
+@Stable
 public interface Sleeper {
 
   /** Waits for {@code duration}. */

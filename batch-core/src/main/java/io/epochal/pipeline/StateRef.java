@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.state.State;
 
 /**
@@ -7,7 +8,10 @@ import io.epochal.state.State;
  * {@code stateQuery}.
  *
  * @param <S> the state type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface StateRef<S extends State> {
 
   /** The state's name, unique within the pipeline. */

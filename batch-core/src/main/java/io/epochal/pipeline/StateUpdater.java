@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.State;
 import java.util.List;
@@ -10,8 +11,11 @@ import java.util.List;
  *
  * @param <S> the state type
  * @param <T> the record type
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
+@Stable
 public interface StateUpdater<S extends State, T> {
 
   /** @param records this partition's records of the batch, in emission order, never empty */

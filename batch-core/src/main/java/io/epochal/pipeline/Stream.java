@@ -1,5 +1,6 @@
 package io.epochal.pipeline;
 
+import io.epochal.api.Stable;
 import io.epochal.state.MapState;
 import io.epochal.state.ReadOnlyMapState;
 import io.epochal.state.State;
@@ -17,7 +18,10 @@ import java.util.function.Predicate;
  * {@link io.epochal.errors.InvalidRecordException} that stops the pipeline (records are never dropped silently).
  *
  * @param <T> the record type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface Stream<T> {
 
   /** One output record per input record. */

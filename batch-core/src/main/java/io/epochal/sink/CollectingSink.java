@@ -1,5 +1,6 @@
 package io.epochal.sink;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import io.epochal.codec.internal.KryoCodec;
 import io.epochal.state.Epoch;
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param <T> the record type
  * @since 0.3.0
  */
+@Stable
 public final class CollectingSink<T> implements PartitionedSink<T> {
 
   /** One published record and the txid of its batch. */

@@ -1,5 +1,6 @@
 package io.epochal.sink;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import io.epochal.errors.EpochalException;
@@ -42,6 +43,7 @@ import org.slf4j.LoggerFactory;
  * @param <T> the record type
  * @since 0.4.0
  */
+@Stable
 public final class OutboxSink<T> implements PartitionedSink<T> {
   private static final Logger LOG = LoggerFactory.getLogger(OutboxSink.class);
   private static final byte FORMAT = 1;

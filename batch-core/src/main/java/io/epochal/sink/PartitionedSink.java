@@ -1,5 +1,6 @@
 package io.epochal.sink;
 
+import io.epochal.api.Stable;
 import io.epochal.state.Epoch;
 import java.util.List;
 
@@ -11,6 +12,7 @@ import java.util.List;
  * @param <T> the record type
  * @since 0.3.0
  */
+@Stable
 public interface PartitionedSink<T> extends Sink<T> {
 
   /** Stages the records of one partition of attempt {@code epoch}; see {@link Sink#stage}. */

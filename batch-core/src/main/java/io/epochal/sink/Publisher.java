@@ -1,5 +1,6 @@
 package io.epochal.sink;
 
+import io.epochal.api.Stable;
 import java.util.List;
 
 /**
@@ -13,6 +14,7 @@ import java.util.List;
  * @param <T> the record type
  * @since 0.4.0
  */
+@Stable
 public interface Publisher<T> {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.sink;
 
+import io.epochal.api.Stable;
 import io.epochal.state.Epoch;
 import java.util.List;
 
@@ -22,6 +23,7 @@ import java.util.List;
  * @param <T> the record type
  * @since 0.3.0
  */
+@Stable
 public interface Sink<T> extends AutoCloseable {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.sink;
 
+import io.epochal.api.Stable;
 import io.epochal.store.OutboxEntry;
 import java.util.List;
 import java.util.Objects;
@@ -19,6 +20,7 @@ import java.util.Objects;
  * @param recovered this sink's outbox entries of batch {@code committedTxid}, by partition
  * @since 0.4.0
  */
+@Stable
 public record SinkContext(String pipeline, String sink, int partitions, long committedTxid,
     List<OutboxEntry> recovered) {
 

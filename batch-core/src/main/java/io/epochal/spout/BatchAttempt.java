@@ -1,9 +1,14 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
+
 /**
  * One attempt at one batch: the txid (from 1, growing by 1) and the attempt number (from 1, growing by 1 on each
  * retry of the same txid).
+ *
+ * @since 0.1.0
  */
+@Stable
 public record BatchAttempt(long txid, int attempt) {
   public BatchAttempt {
     if (txid < 1) {

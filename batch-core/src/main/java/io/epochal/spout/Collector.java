@@ -1,10 +1,15 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
+
 /**
  * Receives the records a spout emits for one batch attempt. Not thread-safe: one emitter thread at a time.
  *
  * @param <T> the record type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface Collector<T> {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -15,6 +16,7 @@ import java.util.TreeMap;
  * @param <P> the per-partition metadata type, an immutable value
  * @since 0.5.0
  */
+@Stable
 public final class CommittedMetadata<P> {
   /** Metadata of batches cut or emitted but not committed yet, by txid. */
   private final TreeMap<Long, PartitionedMetadata<P>> inFlight = new TreeMap<>();

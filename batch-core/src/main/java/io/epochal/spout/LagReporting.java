@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import java.util.Map;
 
 /**
@@ -16,6 +17,7 @@ import java.util.Map;
  * @since 0.5.0
  */
 @FunctionalInterface
+@Stable
 public interface LagReporting {
 
   /**

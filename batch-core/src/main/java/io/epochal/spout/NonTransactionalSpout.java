@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import io.epochal.codec.Codecs;
 
@@ -8,7 +9,10 @@ import io.epochal.codec.Codecs;
  * or replaced. Pipelines with such a spout deliver at most {@code AT_LEAST_ONCE} or {@code AT_MOST_ONCE}.
  *
  * @param <T> the record type
+ *
+ * @since 0.1.0
  */
+@Stable
 public non-sealed interface NonTransactionalSpout<T> extends Spout<T, byte[]> {
 
   /** Coordinator part: whether a new batch {@code txid} should start now. */

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import java.util.Optional;
 
 /**
@@ -9,7 +10,10 @@ import java.util.Optional;
  *
  * @param <T> the record type
  * @param <M> the position type
+ *
+ * @since 0.1.0
  */
+@Stable
 public non-sealed interface OpaqueSpout<T, M> extends Spout<T, M> {
 
   /**

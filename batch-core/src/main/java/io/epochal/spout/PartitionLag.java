@@ -1,5 +1,7 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
+
 /**
  * One source partition's positions, as {@link LagReporting#sourceLag()} reports them: the end of the partition now
  * (Kafka: the end offset, the last stable offset under {@code read_committed}; a YTsaurus queue: the tablet's total
@@ -13,6 +15,7 @@ package io.epochal.spout;
  * @param committed the offset the last committed batch ends at (where the next batch starts), {@code >= 0}
  * @since 0.5.0
  */
+@Stable
 public record PartitionLag(long end, long committed) {
 
   /** @throws IllegalArgumentException if a position is negative */

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import java.nio.BufferUnderflowException;
@@ -42,6 +43,7 @@ import java.util.TreeSet;
  * @param <P> the per-partition metadata type, an immutable value
  * @since 0.1.0
  */
+@Stable
 public record PartitionedMetadata<P>(SortedMap<String, P> partitions, SortedSet<String> inBatch) {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import java.util.List;
 import java.util.Optional;
@@ -11,7 +12,10 @@ import java.util.Optional;
  *
  * @param <T> the record type
  * @param <P> the per-partition metadata type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface PartitionedTransactionalSpout<T, P> {
 
   /** A name unique within the pipeline. */

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 
 /**
@@ -11,7 +12,10 @@ import io.epochal.codec.Codec;
  *
  * @param <T> the record type
  * @param <M> the batch metadata type (an immutable value, e.g. offsets), persisted with each committed batch
+ *
+ * @since 0.1.0
  */
+@Stable
 public sealed interface Spout<T, M> permits TransactionalSpout, OpaqueSpout, NonTransactionalSpout {
 
   /** A name unique within the pipeline, used in logs, errors and as the key of its persisted metadata. */

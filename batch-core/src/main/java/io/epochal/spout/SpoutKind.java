@@ -1,6 +1,12 @@
 package io.epochal.spout;
 
-/** What a spout promises about replays. Decides, with the state kind, the guarantee a pipeline delivers. */
+import io.epochal.api.Stable;
+
+/** What a spout promises about replays. Decides, with the state kind, the guarantee a pipeline delivers.
+ *
+ * @since 0.1.0
+ */
+@Stable
 public enum SpoutKind {
   /** Every replay of a txid emits exactly the same records; batches never overlap. */
   TRANSACTIONAL,

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Stable
 public final class Spouts {
 
   private Spouts() {

@@ -1,5 +1,6 @@
 package io.epochal.spout;
 
+import io.epochal.api.Stable;
 import java.util.Optional;
 
 /**
@@ -10,7 +11,10 @@ import java.util.Optional;
  *
  * @param <T> the record type
  * @param <M> the batch metadata type
+ *
+ * @since 0.1.0
  */
+@Stable
 public non-sealed interface TransactionalSpout<T, M> extends Spout<T, M> {
 
   /**

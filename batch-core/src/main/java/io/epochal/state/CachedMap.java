@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,7 +25,10 @@ import java.util.Set;
  *
  * @param <K> the key type
  * @param <C> the cell type
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
   /** The cached cells in access order, at most {@code maximumSize} (guarded by itself). */
   private final LinkedHashMap<K, C> cache;

@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.internal.PlainEpoch;
 import java.util.Optional;
@@ -20,6 +21,7 @@ import java.util.Optional;
  *
  * @since 0.3.0
  */
+@Stable
 public interface Epoch {
 
   /** @return the pipeline whose batch this is */

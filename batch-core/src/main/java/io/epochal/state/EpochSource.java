@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Optional;
 
 /**
@@ -9,6 +10,7 @@ import java.util.Optional;
  *
  * @since 0.3.0
  */
+@Stable
 public interface EpochSource {
 
   /**

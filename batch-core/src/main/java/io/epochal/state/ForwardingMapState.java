@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
@@ -13,6 +14,7 @@ import java.util.Objects;
  * @param <V> the value type
  * @since 0.3.0
  */
+@Stable
 public abstract class ForwardingMapState<K, V> implements MapState<K, V> {
   private final MapState<K, V> delegate;
 

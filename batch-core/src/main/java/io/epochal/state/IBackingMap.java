@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Collection;
 import java.util.Map;
 
@@ -18,7 +19,10 @@ import java.util.Map;
  *
  * @param <K> the key type
  * @param <C> the stored cell type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface IBackingMap<K, C> {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * @param <K> the key type
  * @param <C> the stored cell type
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class InMemoryBackingMap<K, C> implements IBackingMap<K, C> {
   private final ConcurrentHashMap<K, C> cells = new ConcurrentHashMap<>();
   private final String name;

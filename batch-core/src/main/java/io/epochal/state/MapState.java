@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Map;
 
 /**
@@ -9,7 +10,10 @@ import java.util.Map;
  *
  * @param <K> the key type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
 
   /**

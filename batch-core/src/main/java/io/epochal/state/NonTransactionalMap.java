@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.state.internal.OpenEpoch;
@@ -20,7 +21,10 @@ import java.util.Optional;
  *
  * @param <K> the key type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class NonTransactionalMap<K, V> implements MapState<K, V> {
   private final IBackingMap<K, V> backing;
   private final OpenEpoch open;

@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Collection;
 import java.util.Map;
 
@@ -8,7 +9,10 @@ import java.util.Map;
  *
  * @param <K> the key type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface ReadOnlyMapState<K, V> extends State {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,10 @@ import java.util.Optional;
  *
  * @param <K> the key type
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class SnapshottableMap<K, V> implements MapState<K, V> {
   private final MapState<K, V> delegate;
   private final K globalKey;

@@ -1,5 +1,7 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
+
 /**
  * Something a pipeline's epochs offer their states to stage writes in (e.g. the {@code EpochBuffer} of a table
  * checkpoint store), found by type: before any batch through {@link StateContext#staging(Class)} (the pipeline's
@@ -11,6 +13,7 @@ package io.epochal.state;
  *
  * @since 0.3.0
  */
+@Stable
 public interface Staging {
 
   /** @return the pipeline whose epochs stage here */

@@ -1,5 +1,7 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
+
 /**
  * A piece of state updated by batches. For each batch the engine opens one {@link Epoch} (its txid and attempt) and
  * drives each state partition the batch reaches as {@link #begin(Epoch) begin(epoch)}, then the batch's reads and
@@ -16,6 +18,7 @@ package io.epochal.state;
  *
  * @since 0.5.0
  */
+@Stable
 public interface State {
 
   /**

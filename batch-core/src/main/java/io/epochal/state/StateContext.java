@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,7 +14,10 @@ import java.util.Optional;
  * @param partitionIndex this partition, in {@code [0, numPartitions)}
  * @param numPartitions the number of state partitions
  * @param epochs the epochs of the pipeline ({@link EpochSource#none()} outside a pipeline)
+ *
+ * @since 0.1.0
  */
+@Stable
 public record StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions,
     EpochSource epochs) {
   public StateContext {

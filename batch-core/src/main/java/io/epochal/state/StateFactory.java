@@ -1,5 +1,7 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
+
 /**
  * Makes one state per partition, like Trident's {@code StateFactory.makeState(conf, metrics, partition, n)}.
  * Declares the state's {@link StateKind} and the {@link Staging} its states need from the pipeline's epochs, so the
@@ -7,7 +9,10 @@ package io.epochal.state;
  * pipeline's checkpoint store offers that staging and it is {@link Staging#atomic() atomic}).
  *
  * @param <S> the state type
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface StateFactory<S extends State> {
 
   /** Makes the state of one partition. Called once per partition when a pipeline starts. */

@@ -1,9 +1,14 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
+
 /**
  * How a state tolerates replayed batches. Together with the spout kind and the store's atomicity it decides the
  * guarantee a pipeline delivers (see the pairing table in README.md).
+ *
+ * @since 0.1.0
  */
+@Stable
 public enum StateKind {
   /** Applies every update it is given: a replayed batch is applied twice. */
   NON_TRANSACTIONAL,

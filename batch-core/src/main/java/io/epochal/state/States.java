@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -17,6 +18,7 @@ import java.util.function.UnaryOperator;
  *
  * @since 0.3.0
  */
+@Stable
 public final class States {
   private States() {
   }

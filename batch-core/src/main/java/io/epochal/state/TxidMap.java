@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import io.epochal.errors.StateAheadException;
 import io.epochal.state.internal.TxidMapCore;
 import java.util.Collection;
@@ -43,6 +44,7 @@ import java.util.function.Function;
  * @param <C> the stored cell type
  * @since 0.3.0
  */
+@Stable
 public abstract class TxidMap<K, V, C> implements MapState<K, V> {
   private final TxidMapCore<K, C> core;
   private final TxidRule<V, C> rule;

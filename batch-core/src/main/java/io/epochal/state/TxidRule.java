@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Optional;
 
 /**
@@ -15,6 +16,7 @@ import java.util.Optional;
  * @param <C> the stored cell type
  * @since 0.3.0
  */
+@Stable
 public interface TxidRule<V, C> {
 
   /** @return the txid of the batch that wrote {@code cell} */

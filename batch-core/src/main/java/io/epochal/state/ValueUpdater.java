@@ -1,5 +1,6 @@
 package io.epochal.state;
 
+import io.epochal.api.Stable;
 import java.util.Optional;
 
 /**
@@ -7,8 +8,11 @@ import java.util.Optional;
  * it again for a replayed batch.
  *
  * @param <V> the value type
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
+@Stable
 public interface ValueUpdater<V> {
 
   /**

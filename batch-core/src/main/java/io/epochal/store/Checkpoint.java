@@ -1,5 +1,6 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -22,7 +23,10 @@ import java.util.TreeMap;
  *     time (its batches in flight), so no run started a txid above {@code committedTxid + txidWindow}; 0 if none was
  *     reserved
  * @param outbox the sink outputs of batch {@code committedTxid} (empty when it had none, or its sinks keep no outbox)
+ *
+ * @since 0.1.0
  */
+@Stable
 public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata,
     long attemptCeiling, long txidWindow, List<OutboxEntry> outbox) {
 

@@ -1,5 +1,6 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.Epoch;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Optional;
  *
  * @since 0.3.0
  */
+@Stable
 public interface CheckpointEpoch extends Epoch {
 
   /**

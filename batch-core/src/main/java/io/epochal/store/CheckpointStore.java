@@ -1,5 +1,7 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
+
 /**
  * Persists a pipeline's progress. The coordinator calls {@link #recordPending} before emitting a new batch of a
  * transactional spout, opens the epoch of every attempt it applies ({@link #openEpoch}), and makes the batch durable
@@ -8,7 +10,10 @@ package io.epochal.store;
  *
  * <p>Each call is atomic: after a crash, {@link #load} returns the state before or after the call, never a mix.
  * Thread-safe.
+ *
+ * @since 0.1.0
  */
+@Stable
 public interface CheckpointStore {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import java.util.Objects;
@@ -8,7 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A {@link CheckpointStore} in memory, for tests and examples. Each instance is its own store; share it between
  * pipeline runs to model a restart (attempt reservations included). Thread-safe; each call is atomic.
+ *
+ * @since 0.1.0
  */
+@Stable
 public final class InMemoryCheckpointStore implements CheckpointStore {
   private final ConcurrentHashMap<String, Checkpoint> checkpoints = new ConcurrentHashMap<>();
 

@@ -1,5 +1,6 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.state.Epoch;
 import io.epochal.state.EpochSource;
@@ -17,6 +18,7 @@ import java.util.Optional;
  *
  * @since 0.3.0
  */
+@Stable
 public final class ManualEpochs implements EpochSource {
   private final CheckpointStore store;
   private final String pipeline;

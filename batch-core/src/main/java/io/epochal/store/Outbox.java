@@ -1,5 +1,7 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
+
 /**
  * Where a sink stages the outputs of one batch attempt so that they commit with the batch's epoch: the engine offers
  * one per sink through the epoch's staging ({@code epoch.staging(Outbox.class)}) when the pipeline's checkpoint store
@@ -9,6 +11,7 @@ package io.epochal.store;
  *
  * @since 0.4.0
  */
+@Stable
 public interface Outbox {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.store;
 
+import io.epochal.api.Stable;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
  * @param payload the encoded outputs
  * @since 0.4.0
  */
+@Stable
 public record OutboxEntry(String sink, long txid, int partition, byte[] payload) {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.cache;
 
+import io.epochal.api.Evolving;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -27,6 +28,7 @@ import java.util.Optional;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Evolving
 public interface CacheRegion<K, V> {
 
   /** @return the region's name (for stats and logs; names need not be unique) */

@@ -1,5 +1,7 @@
 package io.epochal.cache;
 
+import io.epochal.api.Evolving;
+
 /**
  * A snapshot of a {@link StateCache}'s counters and sizes since it was built. Counters are read one by one without a
  * global lock, so a snapshot taken under load is approximate (each counter is exact, their sum may be a moment apart).
@@ -16,6 +18,7 @@ package io.epochal.cache;
  * @param expirations entries dropped (from either level) because their TTL passed
  * @since 0.1.0
  */
+@Evolving
 public record CacheStats(Level uncompressed, Level compressed, long promotions, long demotions, long expirations) {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.cache;
 
+import io.epochal.api.Evolving;
 import io.epochal.cache.internal.TwoLevelStateCache;
 import io.epochal.codec.Codec;
 import java.time.Duration;
@@ -29,6 +30,7 @@ import java.util.function.ToIntFunction;
  *
  * @since 0.1.0
  */
+@Evolving
 public interface StateCache {
 
   /** Default bound of level 1 (uncompressed objects): 100 MiB. */

@@ -1,5 +1,7 @@
 package io.epochal.cache;
 
+import io.epochal.api.Evolving;
+
 /**
  * A source of nanosecond time for the {@link StateCache}'s TTL expiry. Only differences between two readings are
  * meaningful (like {@link System#nanoTime()}). Tests inject a manual ticker so that no test sleeps.
@@ -9,6 +11,7 @@ package io.epochal.cache;
  * @since 0.1.0
  */
 @FunctionalInterface
+@Evolving
 public interface Ticker {
 
   /** @return the current time in nanoseconds, from an arbitrary origin */

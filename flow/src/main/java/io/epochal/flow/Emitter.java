@@ -1,5 +1,7 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
+
 /**
  * Receives the output records of a {@link KeyedProcessor}. Records emitted while processing a batch flow downstream
  * in the same batch; those of a failed attempt are discarded. Valid only during the {@code process} call it was
@@ -9,6 +11,7 @@ package io.epochal.flow;
  * @since 0.1.0
  */
 @FunctionalInterface
+@Evolving
 public interface Emitter<R> {
 
   /**

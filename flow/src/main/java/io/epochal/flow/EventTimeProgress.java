@@ -1,5 +1,7 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
+
 /**
  * The committed event-time progress of a Flow computation with a {@link WatermarkStrategy}, as read by
  * {@link FlowStates#eventTimeProgress}: its watermark and the late records it has seen, both as of its last committed
@@ -10,5 +12,6 @@ package io.epochal.flow;
  *     {@link KeyedProcessor#processLate}), counted exactly once each, replays included
  * @since 0.5.0
  */
+@Evolving
 public record EventTimeProgress(long watermark, long lateRecords) {
 }

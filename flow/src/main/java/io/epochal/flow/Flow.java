@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.flow.internal.FlowComputation;
 import io.epochal.flow.internal.FlowPartition;
 import io.epochal.flow.internal.WatermarkObserver;
@@ -37,8 +38,11 @@ import java.util.function.Supplier;
  * {@link Double}, {@link io.epochal.pipeline.Bytes}, a {@link List} of those; a {@code byte[]} has no value equality
  * and is refused); each state's {@link io.epochal.store.table.KeyCodec} maps the key to the table's key columns.
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.1.0
  */
+@Evolving
 public final class Flow {
   private Flow() {
   }

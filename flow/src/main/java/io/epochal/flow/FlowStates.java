@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.cache.StateCache;
 import io.epochal.store.table.TableCheckpointStore;
 import java.util.Objects;
@@ -26,6 +27,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class FlowStates {
   private final TableCheckpointStore checkpoints;
   private final StateCache cache;

@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.KeyCodec;
@@ -26,6 +27,7 @@ import java.util.Optional;
  * @param <S> the state type
  * @since 0.1.0
  */
+@Evolving
 public final class JoinSpec<K, S> {
   /** The default TTL of joined entries: 1 minute. */
   public static final Duration DEFAULT_TTL = Duration.ofMinutes(1);

@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import java.util.Optional;
 
 /**
@@ -14,6 +15,7 @@ import java.util.Optional;
  * @param <S> the state type
  * @since 0.1.0
  */
+@Evolving
 public interface JoinedStateAccessor<S> {
 
   /** @return the joined state's value, empty if the table has no row for the key */

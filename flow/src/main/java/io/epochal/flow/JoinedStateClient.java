@@ -1,5 +1,7 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
+
 /**
  * A read-only client of a state stored in a table that another writer owns (YTsaurus Flow's joiner,
  * {@code TJoinedStateKeyClient}), declared in {@link KeyedProcessor#init} with {@link ProcessorContext#joiner}. It
@@ -12,6 +14,7 @@ package io.epochal.flow;
  * @param <S> the state type
  * @since 0.1.0
  */
+@Evolving
 public interface JoinedStateClient<K, S> {
 
   /** @return the joiner's name, unique within its computation */

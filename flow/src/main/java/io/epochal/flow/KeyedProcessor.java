@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import java.util.List;
 
 /**
@@ -30,6 +31,7 @@ import java.util.List;
  * @param <R> the output record type
  * @since 0.1.0
  */
+@Evolving
 public interface KeyedProcessor<K, T, R> {
 
   /**

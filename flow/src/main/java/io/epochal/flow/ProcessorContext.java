@@ -1,5 +1,7 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
+
 /**
  * What {@link KeyedProcessor#init} gets: where the processor runs, and the factories of its state clients.
  * Valid only during {@code init} (except {@link #currentWatermark}, which a processor may keep the context to read);
@@ -8,6 +10,7 @@ package io.epochal.flow;
  * @param <K> the processor's key type
  * @since 0.1.0
  */
+@Evolving
 public interface ProcessorContext<K> {
 
   /** @return the pipeline's name ({@code "<declaring>"} during the spec pass, when it is not known yet) */

@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 
@@ -25,6 +26,7 @@ import java.util.function.UnaryOperator;
  * @param <S> the state type
  * @since 0.1.0
  */
+@Evolving
 public interface StateAccessor<S> {
 
   /** @return the state's value, empty if the state is empty */

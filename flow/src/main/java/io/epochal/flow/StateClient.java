@@ -1,5 +1,7 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
+
 /**
  * A read-write client of one named state (YTsaurus Flow's {@code TMutableStateKeyClient}), declared in
  * {@link KeyedProcessor#init} with {@link ProcessorContext#state}. It owns its table for writing: no other writer of
@@ -12,6 +14,7 @@ package io.epochal.flow;
  * @param <S> the state type
  * @since 0.1.0
  */
+@Evolving
 public interface StateClient<K, S> {
 
   /** @return the state's name, unique within its computation */

@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.KeyCodec;
@@ -33,6 +34,7 @@ import java.util.function.Predicate;
  * @param <S> the state type; values must be immutable and have a meaningful {@code equals}
  * @since 0.1.0
  */
+@Evolving
 public final class StateSpec<K, S> {
   private final String name;
   private final String externalPath;

@@ -1,10 +1,13 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
+
 /**
  * The clock a timer's trigger time is read on (YTsaurus Flow's timer time types).
  *
  * @since 0.5.0
  */
+@Evolving
 public enum TimeDomain {
   /**
    * Event time: the timer fires in the first batch whose computation watermark is at or past its trigger time (see

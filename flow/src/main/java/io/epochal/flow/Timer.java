@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -14,6 +15,7 @@ import java.util.Optional;
  * @param payload the payload given to {@link TimerClient#add(Object, long, Object)}, empty if none
  * @since 0.5.0
  */
+@Evolving
 public record Timer(String spec, TimeDomain domain, long trigger, Optional<Object> payload) {
   /** @throws NullPointerException if an argument is null */
   public Timer {

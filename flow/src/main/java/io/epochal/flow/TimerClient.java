@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import java.util.Optional;
 
 /**
@@ -20,6 +21,7 @@ import java.util.Optional;
  * @param <P> the payload type
  * @since 0.5.0
  */
+@Evolving
 public interface TimerClient<K, P> {
 
   /** @return the spec's name */

@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.BatchAttempt;
 
 /**
@@ -13,6 +14,7 @@ import io.epochal.spout.BatchAttempt;
  * @since 0.5.0
  */
 @FunctionalInterface
+@Evolving
 public interface TimerClock {
 
   /** @return the processing time of {@code batch}'s attempt, in milliseconds; never negative */

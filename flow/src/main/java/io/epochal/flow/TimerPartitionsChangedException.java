@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import java.util.Objects;
@@ -14,6 +15,7 @@ import java.util.Objects;
  *
  * @since 0.5.0
  */
+@Evolving
 public final class TimerPartitionsChangedException extends EpochalException {
   private static final long serialVersionUID = 1L;
 

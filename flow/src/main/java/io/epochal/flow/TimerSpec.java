@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import java.util.Optional;
  * @param <P> the payload type ({@link Void} without payloads)
  * @since 0.5.0
  */
+@Evolving
 public final class TimerSpec<K, P> {
   private final String name;
   private final TimeDomain domain;

@@ -1,5 +1,6 @@
 package io.epochal.flow;
 
+import io.epochal.api.Evolving;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,6 +31,7 @@ import java.util.function.ToLongFunction;
  * @param <T> the record type
  * @since 0.5.0
  */
+@Evolving
 public final class WatermarkStrategy<T> {
 
   /**

@@ -1,5 +1,6 @@
 package io.epochal.metrics;
 
+import io.epochal.api.Evolving;
 import io.epochal.cache.StateCache;
 import io.epochal.metrics.internal.CacheMeters;
 import io.epochal.metrics.internal.LagMeters;
@@ -36,7 +37,10 @@ import java.util.Objects;
  * meters.
  *
  * <p>Stateless and thread-safe; the objects it returns are thread-safe.
+ *
+ * @since 0.1.0
  */
+@Evolving
 public final class EpochalMetrics {
   /** Counter: batches committed; tag {@code pipeline}. */
   public static final String BATCHES_COMMITTED = "epochal.batches.committed";

@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import java.nio.ByteBuffer;
@@ -18,6 +19,7 @@ import java.util.Objects;
  * @param crc32 the {@link java.util.zip.CRC32} of the bytes, in {@code [0, 2^32)}
  * @since 0.1.0
  */
+@Evolving
 public record FileRange(long start, long end, long crc32) {
 
   private static final Codec<FileRange> CODEC = new FileRangeCodec();

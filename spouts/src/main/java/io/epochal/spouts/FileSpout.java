@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.SourceChangedException;
@@ -60,6 +61,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class FileSpout implements PartitionedTransactionalSpout<String, FileRange> {
   static final int DEFAULT_BUFFER_SIZE = 64 * 1024;
 

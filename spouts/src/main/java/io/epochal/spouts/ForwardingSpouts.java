@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
@@ -19,8 +20,11 @@ import java.util.function.Function;
  * and {@link EmitDecorator#aroundEmit}, everything else is forwarded. The testkit's fault injector
  * ({@code io.epochal.testkit.FaultInjector}, the project's one fault model) builds its spout wrappers on them.
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.1.0
  */
+@Evolving
 public final class ForwardingSpouts {
   private ForwardingSpouts() {
   }

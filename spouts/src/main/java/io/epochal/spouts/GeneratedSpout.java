@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.errors.InvalidRecordException;
 import io.epochal.spout.BatchAttempt;
@@ -27,6 +28,7 @@ import java.util.function.LongFunction;
  * @param <T> the record type
  * @since 0.1.0
  */
+@Evolving
 public final class GeneratedSpout<T> implements TransactionalSpout<T, Range> {
 
   private static final List<String> WORDS = List.of(

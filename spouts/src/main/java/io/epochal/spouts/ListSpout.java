@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
@@ -29,6 +30,7 @@ import java.util.Optional;
  * @param <T> the record type; records are emitted as the same instances, so use immutable records
  * @since 0.1.0
  */
+@Evolving
 public final class ListSpout<T> implements TransactionalSpout<T, Range> {
   private final String name;
   private final int batchSize;

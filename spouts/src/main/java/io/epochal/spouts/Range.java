@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import java.nio.ByteBuffer;
@@ -16,6 +17,7 @@ import java.util.Objects;
  * @param end the index after the last record, {@code >= start}
  * @since 0.1.0
  */
+@Evolving
 public record Range(long start, long end) {
 
   private static final Codec<Range> CODEC = new RangeCodec();

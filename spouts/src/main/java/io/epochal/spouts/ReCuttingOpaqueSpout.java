@@ -1,5 +1,6 @@
 package io.epochal.spouts;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.Codecs;
 import io.epochal.errors.InvalidRecordException;
@@ -38,6 +39,7 @@ import java.util.function.LongFunction;
  * @param <T> the record type
  * @since 0.1.0
  */
+@Evolving
 public final class ReCuttingOpaqueSpout<T> implements OpaqueSpout<T, Long> {
   private final String name;
   private final long count;

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.List;
 
 /**
@@ -16,6 +17,7 @@ import java.util.List;
  * @param recuts batch sizes of opaque re-emissions, each at least 1; empty: replays keep the original size
  * @since 0.1.0
  */
+@Evolving
 public record BatchCuts(List<Integer> sizes, List<Integer> recuts) {
   /**
    * @throws NullPointerException if a list or an element is null

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.Objects;
 
 /**
@@ -21,6 +22,7 @@ import java.util.Objects;
  *     call fails after it); ignored elsewhere
  * @since 0.1.0
  */
+@Evolving
 public record Fault(FaultPoint point, long txid, boolean crash, int prefix) {
   /**
    * @throws NullPointerException if {@code point} is null

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.TransactionalSpout;
 import io.epochal.state.IBackingMap;
@@ -36,6 +37,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class FaultInjector {
   private final List<Fault> pending;
   private final List<Fault> fired = new ArrayList<>();

@@ -1,5 +1,7 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
+
 /**
  * Where in a batch's life a scheduled {@link Fault} fires, in protocol order (jqwik shrinks an enum towards its first
  * constant, so a shrunk schedule names the earliest point that still fails).
@@ -13,6 +15,7 @@ package io.epochal.testkit;
  *
  * @since 0.1.0
  */
+@Evolving
 public enum FaultPoint {
   /**
    * The spout emitted the whole batch, then the attempt fails: nothing of it reaches a state. The replay of an

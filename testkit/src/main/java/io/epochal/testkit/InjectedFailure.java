@@ -1,10 +1,13 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
+
 /**
  * A scheduled, retryable failure of one attempt.
  *
  * @since 0.1.0
  */
+@Evolving
 public final class InjectedFailure extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.pipeline.CombinerAggregator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,6 +35,7 @@ import java.util.function.Function;
  * @param <V> the value type of the state
  * @since 0.1.0
  */
+@Evolving
 public final class Oracle<T, K, V> {
   private final Function<? super List<T>, ? extends Map<K, V>> fold;
   private final String description;

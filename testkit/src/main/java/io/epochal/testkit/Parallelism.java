@@ -1,5 +1,7 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
+
 /**
  * How the pipeline under test spreads its work: state partitions, batches whose processing overlaps, and worker
  * threads. Immutable.
@@ -10,6 +12,7 @@ package io.epochal.testkit;
  *     partition writes in a timeline vary between runs (never the final state of a correct pipeline)
  * @since 0.1.0
  */
+@Evolving
 public record Parallelism(int partitions, int maxBatchesInFlight, int threads) {
   /** @throws IllegalArgumentException if a value is below 1 */
   public Parallelism {

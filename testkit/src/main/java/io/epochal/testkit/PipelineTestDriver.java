@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.Codecs;
 import io.epochal.pipeline.BatchReport;
@@ -62,6 +63,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param <T> the input record type
  * @since 0.1.0
  */
+@Evolving
 public final class PipelineTestDriver<T> implements AutoCloseable {
 
   /** Declares the pipeline under test over the driver's input. Called again after each simulated crash. */

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -19,6 +20,7 @@ import java.util.SplittableRandom;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class RandomFaultSchedule {
   /** The most consecutive failing attempts drawn for one point of one batch. */
   public static final int MAX_REPEATS = 10;

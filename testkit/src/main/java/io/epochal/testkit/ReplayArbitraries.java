@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -14,8 +15,11 @@ import net.jqwik.api.Tuple;
  * {@link ReplaySchedule}s combining them. Every generator shrinks towards the simplest case (short inputs over few
  * keys, one small batch size, one partition, few and early faults).
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayArbitraries {
   private ReplayArbitraries() {
   }

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.pipeline.CombinerAggregator;
 import io.epochal.pipeline.Guarantee;
@@ -33,13 +34,11 @@ import java.util.function.Supplier;
  *     .aggregate(word -> word, Aggregators.count())                  // what the pipeline does with it
  *     .build();                                                      // oracle: the aggregation of the input
  *
- * @Property
- * void myStoreIsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
+ * @Property void myStoreIsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
  *   check.check(schedule);                                           // jqwik shrinks a failing schedule
  * }
  *
- * @Provide
- * Arbitrary<ReplaySchedule<String>> schedules() {
+ * @Provide Arbitrary<ReplaySchedule<String>> schedules() {
  *   return ReplayArbitraries.schedules(ReplayArbitraries.words(30));
  * }
  * }</pre>
@@ -62,6 +61,7 @@ import java.util.function.Supplier;
  * @param <V> the value type of the compared state
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayCheck<T, K, V> {
   /** The name of the state the map targets declare ({@code persistentAggregate(STATE_NAME, ...)}). */
   public static final String STATE_NAME = "state";

@@ -1,5 +1,7 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
+
 /**
  * A {@link ReplayCheck} found a schedule under which the code under test is not exactly-once: its message is the
  * {@link ReplayResult#report()} (schedule, numbered timeline, expected vs actual of the differing keys). An
@@ -7,6 +9,7 @@ package io.epochal.testkit;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayCheckFailure extends AssertionError {
   private static final long serialVersionUID = 1L;
 

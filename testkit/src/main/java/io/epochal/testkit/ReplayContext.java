@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
@@ -16,6 +17,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayContext {
   private final String pipeline;
   private final int incarnation;

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.RunSummary;
 import java.util.Objects;
@@ -12,8 +13,11 @@ import java.util.Objects;
  * last committed txid. Deterministic: no threads of its own, no sleeps. {@link ReplayCheck} runs every
  * schedule through it.
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayHarness {
   private ReplayHarness() {
   }

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,6 +23,7 @@ import java.util.Set;
  * @param <V> the value type of the state
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayResult<K, V> {
   /** Differing keys shown in a report before the rest is summarized. */
   private static final int MAX_KEYS_SHOWN = 20;

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.List;
 import java.util.Objects;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
  * @param <T> the record type
  * @since 0.1.0
  */
+@Evolving
 public record ReplaySchedule<T>(List<T> input, BatchCuts cuts, Parallelism parallelism, List<Fault> faults) {
   /** @throws NullPointerException if an argument, a record or a fault is null */
   public ReplaySchedule {

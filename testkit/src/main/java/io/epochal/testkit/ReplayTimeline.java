@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.Partitioner;
 import io.epochal.pipeline.PipelineListener;
@@ -27,6 +28,7 @@ import java.util.TreeMap;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class ReplayTimeline {
   /** Cells shown per write before the rest is summarized. */
   private static final int MAX_CELLS_SHOWN = 8;

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +23,7 @@ import net.jqwik.api.arbitraries.ArbitraryDecorator;
  * @param <T> the record type
  * @since 0.1.0
  */
+@Evolving
 public final class ScheduleArbitrary<T> extends ArbitraryDecorator<ReplaySchedule<T>> {
   private Arbitrary<List<T>> inputs;
   private int maxBatch = 6;

@@ -1,5 +1,7 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
+
 /**
  * A scheduled "process death". An {@link Error}, so the coordinator treats it as fatal and does not retry: the
  * pipeline instance is abandoned, like a killed process, and {@link ReplayHarness} builds a new one over the same
@@ -7,6 +9,7 @@ package io.epochal.testkit;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class SimulatedCrash extends Error {
   private static final long serialVersionUID = 1L;
 

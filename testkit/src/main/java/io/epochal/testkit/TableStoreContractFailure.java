@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.Objects;
 
 /**
@@ -9,6 +10,7 @@ import java.util.Objects;
  *
  * @since 0.3.0
  */
+@Evolving
 public final class TableStoreContractFailure extends AssertionError {
   private static final long serialVersionUID = 1L;
   private final String testName;

@@ -2,6 +2,7 @@ package io.epochal.testkit;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.TableStore;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  *
  * @since 0.1.0
  */
+@Evolving
 public abstract class TableStoreContractKit extends TableStoreContract {
 
   /** A transactional spout into both txid-carrying layouts: exactly-once on either commit protocol. */

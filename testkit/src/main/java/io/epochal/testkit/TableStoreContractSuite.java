@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.SpoutKind;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CommitHook;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class TableStoreContractSuite implements Iterable<DynamicNode> {
 
   /** Opens the store under test. */

@@ -1,5 +1,6 @@
 package io.epochal.testkit;
 
+import io.epochal.api.Evolving;
 import java.util.List;
 import java.util.Objects;
 
@@ -19,6 +20,7 @@ import java.util.Objects;
  * @param detail a human-readable description (records emitted, cells written, the fault or the cause)
  * @since 0.1.0
  */
+@Evolving
 public record TimelineEvent(int seq, int incarnation, long txid, int attempt, int partition, Kind kind,
     List<Object> keys, String detail) {
 

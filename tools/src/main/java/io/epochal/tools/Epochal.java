@@ -1,5 +1,6 @@
 package io.epochal.tools;
 
+import io.epochal.api.Evolving;
 import io.epochal.tools.internal.CheckpointShow;
 import io.epochal.tools.internal.Errors;
 import io.epochal.tools.internal.StateCommands;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Command;
 @Command(name = "epochal", mixinStandardHelpOptions = true, version = "epochal 0.1.0-SNAPSHOT",
     description = "Inspect the state and checkpoints of an Epochal table store, read-only.",
     subcommands = {StateCommands.class, CheckpointShow.Group.class})
+@Evolving
 public final class Epochal {
   private Epochal() {
   }

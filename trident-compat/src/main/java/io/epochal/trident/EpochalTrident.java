@@ -1,5 +1,6 @@
 package io.epochal.trident;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.pipeline.KeyValue;
 import io.epochal.pipeline.StateRef;
@@ -52,6 +53,7 @@ import org.apache.storm.tuple.Fields;
  * @since 0.1.0
  */
 @SuppressWarnings("rawtypes") // Trident's own types are raw (OpaqueValue, TransactionalValue, Serializer)
+@Evolving
 public final class EpochalTrident {
   private EpochalTrident() {
   }

@@ -1,5 +1,6 @@
 package io.epochal.trident;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 
@@ -12,6 +13,7 @@ import io.epochal.errors.ErrorContext;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class RangeEmittedTwiceException extends EpochalException {
   private static final long serialVersionUID = 1L;
   private final String spout;

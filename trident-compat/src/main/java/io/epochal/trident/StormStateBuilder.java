@@ -1,5 +1,6 @@
 package io.epochal.trident;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.store.table.TableStore;
@@ -27,6 +28,7 @@ import org.apache.storm.trident.state.StateSpec;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class StormStateBuilder {
   private final String storeName;
   private final SerializableSupplier<? extends TableStore> store;

@@ -1,5 +1,6 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +23,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * @since 0.4.0
  */
 @FunctionalInterface
+@Evolving
 public interface KafkaOutput<T> {
 
   /**

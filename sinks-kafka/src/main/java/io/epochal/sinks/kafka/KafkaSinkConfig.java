@@ -1,5 +1,6 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -31,6 +32,7 @@ import java.util.function.Function;
  * @param clientProperties extra properties of the producers and the admin client (security, for example)
  * @since 0.4.0
  */
+@Evolving
 public record KafkaSinkConfig<T>(String bootstrapServers, String topic, KafkaOutput<T> output,
     String transactionalIdPrefix, Duration apiTimeout, Duration publishTimeout, Duration transactionTimeout,
     Map<String, Object> clientProperties) {

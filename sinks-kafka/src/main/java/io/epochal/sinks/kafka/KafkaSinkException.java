@@ -1,5 +1,6 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 
@@ -18,6 +19,7 @@ import io.epochal.errors.ErrorContext;
  *
  * @since 0.4.0
  */
+@Evolving
 public sealed class KafkaSinkException extends EpochalException
     permits KafkaSinkFencedException, KafkaSinkUnavailableException, KafkaSinkMarkerAheadException {
   private static final long serialVersionUID = 1L;

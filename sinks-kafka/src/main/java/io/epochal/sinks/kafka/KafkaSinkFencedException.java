@@ -1,5 +1,7 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * Another producer with the same transactional id (another process running the same pipeline and sink, or a sink
  * built with the same {@linkplain KafkaSinkConfig#transactionalIdPrefix() prefix}) initialized after this one: Kafka
@@ -8,6 +10,7 @@ package io.epochal.sinks.kafka;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class KafkaSinkFencedException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * The txid marker Kafka holds for a partition (the last txid published under its transactional id) is above the
  * txid the pipeline's checkpoint committed: something else published under this transactional id (two pipelines or
@@ -9,6 +11,7 @@ package io.epochal.sinks.kafka;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class KafkaSinkMarkerAheadException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * The Kafka cluster did not answer, or kept failing transiently, for the whole of the sink's
  * {@linkplain KafkaSinkConfig#publishTimeout() publish timeout} (no broker reachable, no leader, a coordinator
@@ -8,6 +10,7 @@ package io.epochal.sinks.kafka;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class KafkaSinkUnavailableException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 

@@ -1,13 +1,17 @@
 package io.epochal.sinks.kafka;
 
+import io.epochal.api.Evolving;
 import io.epochal.sink.PartitionedSink;
 import io.epochal.sinks.kafka.internal.ExactlyOnceKafkaSink;
 
 /**
  * Kafka sinks for {@code stream.to(name, sink)}.
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.4.0
  */
+@Evolving
 public final class KafkaSinks {
   private KafkaSinks() {
   }

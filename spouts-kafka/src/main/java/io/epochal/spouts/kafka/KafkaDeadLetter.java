@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import java.util.Optional;
  * @param <V> the value type of the stream
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaDeadLetter<K, V> implements KafkaMessage<K, V> {
   private final String topic;
   private final int partition;

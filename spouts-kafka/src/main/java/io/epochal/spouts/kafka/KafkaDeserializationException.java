@@ -1,5 +1,7 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * A record's key or value could not be deserialized. Names topic, partition and offset and which part failed; the
  * deserializer's exception is the cause. Not retryable: the same bytes fail again, so the pipeline stops at the
@@ -8,6 +10,7 @@ package io.epochal.spouts.kafka;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaDeserializationException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
@@ -10,6 +11,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaHeader {
   private final String key;
   private final byte[] value;

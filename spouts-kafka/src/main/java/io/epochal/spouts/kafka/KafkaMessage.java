@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import java.util.Optional;
 
 /**
@@ -13,6 +14,7 @@ import java.util.Optional;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Evolving
 public sealed interface KafkaMessage<K, V> permits KafkaRecord, KafkaDeadLetter {
 
   /** @return the topic */

@@ -1,5 +1,7 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * An offset the spout must read is not in the partition's log: below its start (retention or {@code deleteRecords}
  * deleted records that were never committed) or past its end (the topic was deleted and created again, or the log
@@ -11,6 +13,7 @@ package io.epochal.spouts.kafka;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaOffsetOutOfRangeException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 

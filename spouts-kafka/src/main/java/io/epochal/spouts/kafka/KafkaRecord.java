@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.record.TimestampType;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Evolving
 public record KafkaRecord<K, V>(String topic, int partition, long offset, long timestamp, TimestampType timestampType,
     Optional<K> key, Optional<V> value, List<KafkaHeader> headers) implements KafkaMessage<K, V> {
 

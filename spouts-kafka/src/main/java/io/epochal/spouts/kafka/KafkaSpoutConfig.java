@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,6 +40,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaSpoutConfig<K, V> {
   private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
   private static final Set<String> OWNED = Set.of("bootstrap.servers", "isolation.level", "group.id",

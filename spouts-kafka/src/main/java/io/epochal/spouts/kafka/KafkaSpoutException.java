@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import java.util.Optional;
@@ -21,6 +22,7 @@ import java.util.OptionalLong;
  *
  * @since 0.1.0
  */
+@Evolving
 public sealed class KafkaSpoutException extends EpochalException
     permits KafkaDeserializationException, KafkaOffsetOutOfRangeException, KafkaTopicNotFoundException,
     KafkaUnavailableException {

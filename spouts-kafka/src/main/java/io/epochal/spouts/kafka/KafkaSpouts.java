@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.PartitionedMetadata;
 import io.epochal.spout.TransactionalSpout;
@@ -38,6 +39,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaSpouts {
   private KafkaSpouts() {
   }

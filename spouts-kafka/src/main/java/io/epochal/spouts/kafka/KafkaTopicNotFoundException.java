@@ -1,5 +1,7 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * A configured topic does not exist (it was deleted, or never created: the spout never creates topics). Retryable:
  * the engine replays the batch with backoff and stops with {@link io.epochal.errors.BatchFailedException} naming it
@@ -7,6 +9,7 @@ package io.epochal.spouts.kafka;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaTopicNotFoundException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 

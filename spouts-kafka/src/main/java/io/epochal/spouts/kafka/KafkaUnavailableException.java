@@ -1,5 +1,7 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * The Kafka cluster did not answer within the spout's {@linkplain KafkaSpoutConfig#apiTimeout() API timeout}: no
  * broker reachable, no leader for a partition, or a fetch that made no progress. Names what the spout was doing and
@@ -9,6 +11,7 @@ package io.epochal.spouts.kafka;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class KafkaUnavailableException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 

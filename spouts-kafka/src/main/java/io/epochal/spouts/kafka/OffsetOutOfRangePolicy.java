@@ -1,5 +1,7 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
+
 /**
  * What a Kafka spout does when an offset it must read is no longer (or not yet) in the partition's log; see
  * {@link KafkaOffsetOutOfRangeException}.
@@ -11,6 +13,7 @@ package io.epochal.spouts.kafka;
  *
  * @since 0.1.0
  */
+@Evolving
 public enum OffsetOutOfRangePolicy {
   /** Stop with {@link KafkaOffsetOutOfRangeException} (the default). */
   FAIL,

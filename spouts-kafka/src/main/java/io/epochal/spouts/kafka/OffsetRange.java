@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import java.nio.ByteBuffer;
@@ -22,6 +23,7 @@ import java.util.Objects;
  * @param to the offset after the last one, {@code >= from}
  * @since 0.1.0
  */
+@Evolving
 public record OffsetRange(long from, long to) {
   private static final Codec<OffsetRange> CODEC = new RangeCodec();
 

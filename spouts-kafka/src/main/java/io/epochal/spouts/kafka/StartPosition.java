@@ -1,5 +1,6 @@
 package io.epochal.spouts.kafka;
 
+import io.epochal.api.Evolving;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.TopicPartition;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class StartPosition {
   /** The kinds of start position. */
   public enum Kind {

@@ -1,5 +1,6 @@
 package io.epochal.state.opaque;
 
+import io.epochal.api.Stable;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -53,6 +54,7 @@ import java.util.function.Function;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Stable
 public final class OpaqueMap<K, V> extends TxidMap<K, V, OpaqueValue<V>> {
 
   private OpaqueMap(IBackingMap<K, OpaqueValue<V>> backing, String table) {

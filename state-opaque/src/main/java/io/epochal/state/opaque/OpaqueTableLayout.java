@@ -1,5 +1,6 @@
 package io.epochal.state.opaque;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import io.epochal.state.MapState;
 import io.epochal.state.StateKind;
@@ -32,6 +33,7 @@ import java.util.function.Predicate;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Stable
 public final class OpaqueTableLayout<V> implements CellLayout<OpaqueValue<V>> {
   /** The column of {@code curr}. */
   public static final String VALUE = "value";

@@ -1,5 +1,6 @@
 package io.epochal.state.opaque;
 
+import io.epochal.api.Stable;
 import io.epochal.state.TxidRule;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,6 +31,7 @@ import java.util.Optional;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Stable
 public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
 
   /** What batch {@code t} builds on, given a key's stored cell. */

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.state.IBackingMap;
 
 /**
@@ -12,6 +13,7 @@ import io.epochal.state.IBackingMap;
  * @since 0.1.0
  */
 @FunctionalInterface
+@Evolving
 public interface BackingMapLayer {
 
   /** @return a map that delegates to {@code inner} (the table-backed map), adding its behaviour */

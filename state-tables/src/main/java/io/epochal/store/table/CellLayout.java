@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.store.table.internal.PlainLayout;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.function.Predicate;
  * @param <C> the stored cell type
  * @since 0.1.0
  */
+@Evolving
 public interface CellLayout<C> {
 
   /** @return a stable identifier of the layout, e.g. {@code "transactional:v1"} (table attribute {@code epochal.layout}) */

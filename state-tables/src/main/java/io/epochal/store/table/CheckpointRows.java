@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.table.internal.Epochs;
 import java.util.Objects;
@@ -11,6 +12,7 @@ import java.util.Objects;
  *
  * @since 0.2.0
  */
+@Evolving
 public final class CheckpointRows {
   /** The name of the checkpoint table after the table prefix: {@value}. */
   public static final String TABLE = Epochs.CHECKPOINT_TABLE;

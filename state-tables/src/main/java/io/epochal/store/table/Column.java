@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -14,6 +15,7 @@ import java.util.regex.Pattern;
  * @param required whether a value column must hold a value in every row (always true for key columns)
  * @since 0.1.0
  */
+@Evolving
 public record Column(String name, ColumnType type, boolean required) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
@@ -23,6 +24,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public enum ColumnType {
   /** Signed 64-bit integer. */
   INT64("int64"),

@@ -1,5 +1,7 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
+
 /**
  * A fault-injection point inside {@link StoreTransaction#commit()}, for tests of atomicity (like RocksDB's sync
  * points). Stores accept one through their builders ({@code TableStores.inMemoryBuilder().commitHook(..)}); the
@@ -17,6 +19,7 @@ package io.epochal.store.table;
  * @since 0.1.0
  */
 @FunctionalInterface
+@Evolving
 public interface CommitHook {
 
   /** Does nothing. */

@@ -1,11 +1,14 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
+
 /**
  * How the states of a batch and the coordinator's checkpoint reach a {@link TableStore}; chosen by
  * {@link TableCheckpointStore} from the store's {@link StoreCapabilities}.
  *
  * @since 0.1.0
  */
+@Evolving
 public enum CommitProtocol {
   /**
    * Flow's epoch commit: state writes go to the pipeline's epoch buffer (reads see it first), and the checkpoint

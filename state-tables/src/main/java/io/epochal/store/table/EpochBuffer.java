@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.state.Staging;
 import java.util.Collection;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Evolving
 public interface EpochBuffer extends Staging {
 
   /** @return the pipeline whose epoch this is */

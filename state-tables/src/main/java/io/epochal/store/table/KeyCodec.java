@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.pipeline.Bytes;
 import io.epochal.store.table.internal.SimpleKeyCodec;
 import java.util.Arrays;
@@ -21,6 +22,7 @@ import java.util.function.Function;
  * @param <K> the key type
  * @since 0.1.0
  */
+@Evolving
 public interface KeyCodec<K> {
 
   /** @return the user key columns, in order */

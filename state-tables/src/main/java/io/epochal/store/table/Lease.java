@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param generation the acquisition count of this lease name in its store, at least 1; higher is newer
  * @since 0.1.0
  */
+@Evolving
 public record Lease(String name, String owner, long generation) {
 
   /**

@@ -1,5 +1,7 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
+
 /**
  * A fault-injection point on the read path of a {@link TableStore}, for tests that a store never turns an unreadable
  * value into "absent" (the contract in {@code io.epochal.testkit.store.TableStoreContract} uses it). Stores accept
@@ -25,6 +27,7 @@ package io.epochal.store.table;
  *
  * @since 0.2.0
  */
+@Evolving
 public interface ReadHook {
 
   /** Changes nothing. */

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class Row {
   private final TableKey key;
   private final Object[] values;

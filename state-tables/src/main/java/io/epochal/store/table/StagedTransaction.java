@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,6 +25,7 @@ import java.util.TreeMap;
  * @param <W> the staged write type (a row or its encoding; the store decides how a delete looks)
  * @since 0.1.0
  */
+@Evolving
 public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
   private final Lease lease;
   /** Writes per table path, in first-write order. Guarded by {@code this}. */

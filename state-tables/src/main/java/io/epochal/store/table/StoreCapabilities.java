@@ -1,5 +1,7 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
+
 /**
  * What a {@link TableStore} guarantees beyond the basic operations. The coordinator picks the commit protocol from
  * them: the epoch protocol (every state row of a batch and the checkpoint in one store transaction) needs
@@ -17,6 +19,7 @@ package io.epochal.store.table;
  *     (in-memory, a RocksDB directory), which a distributed runner refuses for work that may move (since 0.4.0)
  * @since 0.1.0
  */
+@Evolving
 public record StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing, boolean sharedAcrossHosts) {
 
   /** A store only its own process reaches. */

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -34,6 +35,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Evolving
 public interface StoreTransaction extends AutoCloseable {
 
   /** @return the lease fencing this transaction, if it was begun under one */

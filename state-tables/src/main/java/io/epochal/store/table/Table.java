@@ -1,5 +1,7 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
+
 /**
  * An open table of a {@link TableStore}, returned by {@link TableStore#openTable} and passed to the operations of a
  * {@link StoreTransaction} of the same store. A handle only: it holds no rows and no transaction.
@@ -9,6 +11,7 @@ package io.epochal.store.table;
  *
  * @since 0.1.0
  */
+@Evolving
 public interface Table {
 
   /** @return the table's schema, as validated when it was opened */

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.state.Staging;
 import io.epochal.state.State;
 import io.epochal.state.StateFactory;
@@ -17,6 +18,7 @@ import java.util.Optional;
  * @param <S> the state type
  * @since 0.1.0
  */
+@Evolving
 public interface TableBackedStateFactory<S extends State> extends StateFactory<S> {
 
   /** @return {@code EpochBuffer}: the states stage their rows in the epoch's buffer */

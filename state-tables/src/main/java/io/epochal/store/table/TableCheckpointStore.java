@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointEpoch;
@@ -51,6 +52,7 @@ import java.util.UUID;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class TableCheckpointStore implements CheckpointStore {
   private final Epochs epochs;
 

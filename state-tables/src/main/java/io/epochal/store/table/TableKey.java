@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.hash.FarmHash;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +21,7 @@ import java.util.Objects;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class TableKey implements Comparable<TableKey> {
   private final TableSchema schema;
   private final Object[] parts;

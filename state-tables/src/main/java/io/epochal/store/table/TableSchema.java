@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import java.util.TreeMap;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class TableSchema {
   /** The name of the first key column, {@code farm_hash} of the other key columns. */
   public static final String HASH_COLUMN = "hash";

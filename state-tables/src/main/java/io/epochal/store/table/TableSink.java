@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
@@ -39,6 +40,7 @@ import java.util.function.Function;
  * @param <T> the record type
  * @since 0.4.0
  */
+@Evolving
 public final class TableSink<T> implements Sink<T> {
   private static final String VALUE = "value";
   private static final String TXID = "txid";

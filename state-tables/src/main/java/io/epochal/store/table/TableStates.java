@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.Codecs;
 import io.epochal.state.IBackingMap;
@@ -43,8 +44,11 @@ import java.util.function.Predicate;
  * "no value" like the empty value (as an aggregator's {@code zero()} does). Under the per-key protocol the rows of
  * txid-carrying layouts are kept even when empty, since their txid is what makes a replay idempotent.
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.1.0
  */
+@Evolving
 public final class TableStates {
   private TableStates() {
   }

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import java.util.Optional;
 
 /**
@@ -25,6 +26,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Evolving
 public interface TableStore extends AutoCloseable {
 
   /** @return what this store guarantees; constant over the store's life */

@@ -1,5 +1,6 @@
 package io.epochal.store.table;
 
+import io.epochal.api.Evolving;
 import io.epochal.store.table.internal.InMemoryTableStore;
 import java.util.Objects;
 
@@ -7,8 +8,11 @@ import java.util.Objects;
  * Factories of the built-in {@link TableStore}s. Durable stores live in their own modules
  * ({@code RocksDbTableStore.builder(dir)}, the YTsaurus store).
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.1.0
  */
+@Evolving
 public final class TableStores {
   private TableStores() {
   }

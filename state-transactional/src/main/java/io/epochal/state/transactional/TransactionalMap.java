@@ -1,5 +1,6 @@
 package io.epochal.state.transactional;
 
+import io.epochal.api.Stable;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
 import io.epochal.state.StateContext;
@@ -48,6 +49,7 @@ import java.util.function.Function;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Stable
 public final class TransactionalMap<K, V> extends TxidMap<K, V, TransactionalValue<V>> {
 
   private TransactionalMap(IBackingMap<K, TransactionalValue<V>> backing, String table) {

@@ -1,5 +1,6 @@
 package io.epochal.state.transactional;
 
+import io.epochal.api.Stable;
 import io.epochal.codec.Codec;
 import io.epochal.state.MapState;
 import io.epochal.state.StateKind;
@@ -36,6 +37,7 @@ import java.util.function.Predicate;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Stable
 public final class TransactionalTableLayout<V> implements CellLayout<TransactionalValue<V>> {
   /** The value column. */
   public static final String VALUE = "value";

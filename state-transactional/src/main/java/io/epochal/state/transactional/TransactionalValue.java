@@ -1,5 +1,6 @@
 package io.epochal.state.transactional;
 
+import io.epochal.api.Stable;
 import io.epochal.state.TxidRule;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import java.util.Optional;
  * @param <V> the value type
  * @since 0.1.0
  */
+@Stable
 public record TransactionalValue<V>(V value, long txid) {
 
   /** What batch {@code t} does with a key's stored cell. */

@@ -1,5 +1,6 @@
 package io.epochal.store.postgres;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
 import io.epochal.store.postgres.internal.Names;
@@ -22,6 +23,7 @@ import javax.sql.DataSource;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class PostgresFormatMigration {
   private PostgresFormatMigration() {
   }

@@ -1,5 +1,6 @@
 package io.epochal.store.postgres;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.CommitConflictException;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.errors.SchemaMismatchException;
@@ -83,6 +84,7 @@ import org.slf4j.LoggerFactory;
  *
  * @since 0.2.0
  */
+@Evolving
 public final class PostgresTableStore implements TableStore {
   private static final Logger LOG = LoggerFactory.getLogger(PostgresTableStore.class);
 

@@ -1,5 +1,6 @@
 package io.epochal.store.rocksdb;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.store.table.Row;
 import java.util.Objects;
@@ -16,6 +17,7 @@ import java.util.Optional;
  *     damaged cell still shows it, its txid
  * @since 0.2.0
  */
+@Evolving
 public record InspectedRow(String key, Optional<Row> row, Optional<StateCorruptedException> error) {
   /** @throws IllegalArgumentException unless exactly one of {@code row} and {@code error} is present */
   public InspectedRow {

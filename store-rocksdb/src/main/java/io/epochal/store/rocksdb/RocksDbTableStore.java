@@ -134,6 +134,7 @@ import org.slf4j.LoggerFactory;
  *
  * @since 0.1.0
  */
+@io.epochal.api.Evolving
 public final class RocksDbTableStore implements TableStore {
   private static final Logger LOG = LoggerFactory.getLogger(RocksDbTableStore.class);
 

@@ -1,5 +1,7 @@
 package io.epochal.store.rocksdb;
 
+import io.epochal.api.Evolving;
+
 /**
  * How far a committed store transaction (for the epoch protocol: one epoch) is pushed towards the disk before
  * {@code commit()} returns. Either way the write-ahead log (WAL) is on, and each commit is one atomic RocksDB
@@ -25,6 +27,7 @@ package io.epochal.store.rocksdb;
  *
  * @since 0.1.0
  */
+@Evolving
 public enum SyncPolicy {
   /**
    * WAL on, no {@code fsync} per commit: survives any process crash; a machine crash may lose the last commits

@@ -1,5 +1,7 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * The commit request was sent but no definite answer came back (connection dropped, proxy 5xx without a YTsaurus
  * error, timeout). YTsaurus has no way to ask whether a tablet commit happened; the epoch may or may not be
@@ -8,6 +10,7 @@ package io.epochal.store.ytsaurus;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class YtCommitOutcomeUnknownException extends YtException {
   private static final long serialVersionUID = 1L;
 

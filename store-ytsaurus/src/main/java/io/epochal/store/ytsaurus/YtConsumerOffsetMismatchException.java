@@ -1,5 +1,7 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * An epoch commit could not advance the pipeline's YTsaurus queue consumer: {@code advance_queue_consumer} with
  * {@code old_offset} found the consumer's offset of the partition at {@link #foundOffset()} instead of
@@ -13,6 +15,7 @@ package io.epochal.store.ytsaurus;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class YtConsumerOffsetMismatchException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -24,6 +25,7 @@ import java.util.function.Predicate;
  * @param innerErrors the causes, unmodifiable
  * @since 0.1.0
  */
+@Evolving
 public record YtError(int code, String message, Map<String, Object> attributes, List<YtError> innerErrors) {
 
   /** Row lock conflict of a tablet transaction ({@code TransactionLockConflict}). */

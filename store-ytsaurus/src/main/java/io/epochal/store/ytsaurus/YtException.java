@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
 import java.util.Optional;
@@ -24,6 +25,7 @@ import java.util.Optional;
  *
  * @since 0.1.0
  */
+@Evolving
 public class YtException extends StoreException {
   private static final long serialVersionUID = 1L;
 

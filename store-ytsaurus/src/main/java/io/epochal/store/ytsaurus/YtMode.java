@@ -1,10 +1,13 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * How {@link YtTableStore} commits an epoch over the HTTP proxy API.
  *
  * @since 0.1.0
  */
+@Evolving
 public enum YtMode {
   /**
    * One tablet transaction per store transaction, every call of which goes to one heavy HTTP proxy (found through

@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import java.util.Optional;
@@ -24,6 +25,7 @@ import java.util.OptionalLong;
  *
  * @since 0.4.0
  */
+@Evolving
 public sealed class YtQueueException extends EpochalException permits YtQueueRowDecodeException,
     YtQueueTrimmedException, YtQueueUnavailableException, YtConsumerOffsetMismatchException {
   private static final long serialVersionUID = 1L;

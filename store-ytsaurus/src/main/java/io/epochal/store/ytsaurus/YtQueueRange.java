@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ import java.util.Objects;
  * @param to the offset after the last one, {@code >= from}
  * @since 0.4.0
  */
+@Evolving
 public record YtQueueRange(long from, long to) {
   private static final Codec<YtQueueRange> CODEC = new RangeCodec();
 

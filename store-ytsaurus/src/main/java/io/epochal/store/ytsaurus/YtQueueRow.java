@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -29,6 +30,7 @@ import java.util.Set;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class YtQueueRow {
   /** A composite or {@code any} value, as its JSON text (YTsaurus' JSON format). */
   public record Composite(String json) {

@@ -1,5 +1,7 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * A queue row could not be decoded: its {@link YtRowDecoder} threw (or returned {@code null}), or the row's columns do
  * not fit what the decoder asked for. Names queue, partition and offset; the decoder's exception is the cause. Not
@@ -8,6 +10,7 @@ package io.epochal.store.ytsaurus;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class YtQueueRowDecodeException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 

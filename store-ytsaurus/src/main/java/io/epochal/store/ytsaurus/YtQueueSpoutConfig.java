@@ -3,6 +3,7 @@ package io.epochal.store.ytsaurus;
 import static io.epochal.store.ytsaurus.internal.BuilderOptions.once;
 import static io.epochal.store.ytsaurus.internal.BuilderOptions.positive;
 
+import io.epochal.api.Evolving;
 import io.epochal.pipeline.Sleeper;
 import io.epochal.store.ytsaurus.internal.ConsumerAdvances;
 import io.epochal.store.ytsaurus.internal.YtCypress;
@@ -28,6 +29,7 @@ import java.util.Optional;
  * @param <T> what the spout emits
  * @since 0.4.0
  */
+@Evolving
 public final class YtQueueSpoutConfig<T> {
   private final String name;
   private final String proxy;

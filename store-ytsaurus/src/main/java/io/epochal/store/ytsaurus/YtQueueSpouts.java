@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import io.epochal.spout.OpaqueSpout;
 import io.epochal.spout.PartitionedMetadata;
 import io.epochal.spout.TransactionalSpout;
@@ -43,6 +44,7 @@ import java.util.Objects;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class YtQueueSpouts {
   private YtQueueSpouts() {
   }

@@ -1,5 +1,7 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * Rows the spout must read were trimmed from the queue ({@code trim_rows}, or the queue agent's automatic trimming)
  * before the pipeline committed them: a read at {@link #offset()} of a partition returned rows starting at
@@ -12,6 +14,7 @@ package io.epochal.store.ytsaurus;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class YtQueueTrimmedException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * The YTsaurus proxy did not answer a queue spout's request after the client's own retries (connection refused or
  * reset, a timeout, HTTP 503). Names what the spout was doing, the queue and the partition; the last
@@ -9,6 +11,7 @@ package io.epochal.store.ytsaurus;
  *
  * @since 0.4.0
  */
+@Evolving
 public final class YtQueueUnavailableException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
 import java.util.Objects;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Objects;
  * @since 0.4.0
  */
 @FunctionalInterface
+@Evolving
 public interface YtRowDecoder<T> {
 
   /**

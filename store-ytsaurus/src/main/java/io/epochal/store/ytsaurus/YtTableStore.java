@@ -71,6 +71,7 @@ import org.slf4j.LoggerFactory;
  *
  * @since 0.1.0
  */
+@io.epochal.api.Evolving
 public final class YtTableStore implements TableStore {
   private static final Logger LOG = LoggerFactory.getLogger(YtTableStore.class);
 

@@ -1,11 +1,14 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * A tablet of the table is not mounted (code 1702) and stayed so through the retries: the table was unmounted,
  * frozen or is being remounted. Mount it ({@code yt mount-table}) or wait; the epoch did not commit.
  *
  * @since 0.1.0
  */
+@Evolving
 public final class YtTabletNotMountedException extends YtException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * The tablet transaction of an epoch is gone before it committed: the HTTP proxy that holds it (its sticky pool)
  * answered 11000 ("no such transaction" / "sticky transaction is not found"), a request landed on a different proxy
@@ -8,6 +10,7 @@ package io.epochal.store.ytsaurus;
  *
  * @since 0.1.0
  */
+@Evolving
 public final class YtTransactionLostException extends YtException {
   private static final long serialVersionUID = 1L;
 

@@ -1,10 +1,13 @@
 package io.epochal.store.ytsaurus;
 
+import io.epochal.api.Evolving;
+
 /**
  * What a queue spout does when rows it must read were trimmed from the queue before the pipeline committed them.
  *
  * @since 0.4.0
  */
+@Evolving
 public enum YtTrimmedRowsPolicy {
   /** Stop with {@link YtQueueTrimmedException} (the default; keeps exactly-once). */
   FAIL,

@@ -1,5 +1,6 @@
 package io.epochal.testkit.process;
 
+import io.epochal.api.Evolving;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,6 +27,7 @@ import java.util.function.Predicate;
  *
  * @since 0.2.0
  */
+@Evolving
 public final class ChildJvm implements AutoCloseable {
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();

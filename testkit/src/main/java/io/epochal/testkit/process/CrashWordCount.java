@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.epochal.api.Evolving;
 import io.epochal.codec.Codecs;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.pipeline.Aggregators;
@@ -61,6 +62,7 @@ import java.util.function.Supplier;
  *
  * @since 0.2.0
  */
+@Evolving
 public final class CrashWordCount {
   /** The pipeline's name. */
   public static final String PIPELINE = "wordcount";

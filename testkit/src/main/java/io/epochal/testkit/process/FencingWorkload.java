@@ -1,5 +1,6 @@
 package io.epochal.testkit.process;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.LeaseLostException;
 import io.epochal.store.table.ColumnType;
 import io.epochal.store.table.Lease;
@@ -22,8 +23,11 @@ import java.nio.charset.StandardCharsets;
  * <p>Modes: {@code hold} commits one transaction, stages a second (rows in both tables), prints READY and commits it
  * only after reading a line on stdin; {@code stream} commits transaction after transaction until it is fenced.
  *
+ * <p>Stateless and thread-safe: static methods only.
+ *
  * @since 0.2.0
  */
+@Evolving
 public final class FencingWorkload {
   /** The lease worker A holds. */
   public static final String LEASE = "pipeline:fencing";

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.epochal.api.Evolving;
 import io.epochal.errors.EpochalException;
 import io.epochal.state.IBackingMap;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * @param <C> the cell type
  * @since 0.1.0
  */
+@Evolving
 public abstract class BackingMapContract<K, C> {
 
   /** @return a new, empty map (each case calls it once, or twice for independence checks) */

@@ -1,5 +1,6 @@
 package io.epochal.testkit.store;
 
+import io.epochal.api.Evolving;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
@@ -27,6 +28,7 @@ import java.util.Optional;
  *
  * @since 0.3.0
  */
+@Evolving
 public class ForwardingStoreTransaction implements StoreTransaction {
   private final StoreTransaction delegate;
 

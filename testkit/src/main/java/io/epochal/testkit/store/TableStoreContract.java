@@ -1,5 +1,6 @@
 package io.epochal.testkit.store;
 
+import io.epochal.api.Evolving;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.TableStore;
@@ -47,7 +48,10 @@ import org.junit.jupiter.api.Test;
  * {@code LeaseCases}, {@code SchemaCases}, {@code ReadFaultCases}, {@code PipelineReadFaultCases}) over one fixture
  * per instance; each {@code @Test} here runs one case, so every case stays a test method of this class (its name,
  * test source and method reference). Not thread-safe: JUnit runs an instance's test on one thread.
+ *
+ * @since 0.1.0
  */
+@Evolving
 public abstract class TableStoreContract {
   private final ContractFixture fixture = new ContractFixture(this);
   private final ReadWriteCases readsAndWrites = new ReadWriteCases(fixture);
