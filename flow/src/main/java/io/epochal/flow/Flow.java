@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * TableCheckpointStore checkpoints = TableCheckpointStore.on(TableStores.inMemory());
- * FlowStates states = FlowStates.on(checkpoints);
+ * FlowStates states = FlowStates.create();   // the pipeline's checkpoint store: a TableCheckpointStore
  * PipelineBuilder builder = Pipeline.newBuilder("ads").checkpointStore(checkpoints);
  * Stream<Event> events = builder.source(spout);
  * Stream<String> out = Flow.process(events, "banner-stats", Event::bannerId, BannerStats::new, states);
@@ -95,8 +95,8 @@ public final class Flow {
       WatermarkStrategy<? super T> watermarks) {
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(states, "states");
-    FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.checkpointStore(),
-        states.cache(), states.clock(), watermarks);
+    FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.cache(),
+        states.clock(), watermarks);
     computation.watermarkObserver().ifPresent(observer -> input.partitionPersist(
         WatermarkObserver.stateName(name), observer, WatermarkObserver.updater()));
     return input.<K>groupBy(keyFn).process(name, computation, new KeyedProcessFunction<FlowPartition<K, T, R>, K, T,

@@ -6,57 +6,48 @@ import io.epochal.store.table.TableCheckpointStore;
 import java.util.Objects;
 
 /**
- * Where the states of Flow computations live: the {@link TableCheckpointStore} whose table store holds their tables
- * and whose epoch buffer commits their writes with the pipeline's checkpoint, and the shared {@link StateCache}.
- * Pass the same checkpoint store to the pipeline builder ({@code Pipeline.newBuilder(..).checkpointStore(..)}): the
- * states' writes are committed by it.
+ * What the states of Flow computations share: the {@link StateCache} and the processing-time {@link TimerClock}.
+ * Their tables live in the table store of the pipeline's own checkpoint store ({@code
+ * Pipeline.newBuilder(..).checkpointStore(TableCheckpointStore...)}): each partition's states are bound, when the
+ * engine makes them, to the epoch buffer that store offers, and stage their rows in each batch's epoch; nothing is
+ * passed twice and no store is compared with another.
  *
  * <p><b>Table ownership.</b> Every writer (computation and state) claims its table in the checkpoint store's one
  * claim registry ({@link TableCheckpointStore#claim}), the same registry the map states of
  * {@link io.epochal.store.table.TableStates} claim theirs in: a second writer of a table is refused with
- * {@link io.epochal.errors.TableClaimedTwiceException} whichever API declared it, at the {@link Flow#process}
- * declaring it (external tables) or when the pipeline is built (internal tables and map states). Joiners claim
+ * {@link io.epochal.errors.TableClaimedTwiceException} whichever API declared it, when the pipeline is built. Joiners claim
  * nothing. Re-declaring the same writer (a pipeline rebuilt after a restart) is allowed.
  *
  * <p><b>Protocol.</b> Under {@link io.epochal.store.table.CommitProtocol#EPOCH} (a store with atomic multi-table
- * commit) Flow states are exactly-once with any replayable spout. Under {@code PER_KEY} their rows carry no txid, so
- * they declare themselves non-transactional and an {@code EXACTLY_ONCE} pipeline is refused; {@code AT_LEAST_ONCE}
- * may be opted in to.
+ * commit) Flow states are exactly-once with any replayable spout. Their rows carry no txid, so they declare themselves
+ * non-transactional: under {@code PER_KEY} an {@code EXACTLY_ONCE} pipeline is refused; {@code AT_LEAST_ONCE} may be
+ * opted in to. Timers and watermarks need {@code EPOCH}.
  *
- * <p>Thread-safe. Entry points: {@link #on(TableCheckpointStore)}, {@link #builder(TableCheckpointStore)}.
+ * <p>Thread-safe. Entry points: {@link #create()}, {@link #builder()}.
  *
  * @since 0.1.0
  */
 @Evolving
 public final class FlowStates {
-  private final TableCheckpointStore checkpoints;
   private final StateCache cache;
   private final TimerClock clock;
 
-  private FlowStates(TableCheckpointStore checkpoints, StateCache cache, TimerClock clock) {
-    this.checkpoints = checkpoints;
+  private FlowStates(StateCache cache, TimerClock clock) {
     this.cache = cache;
     this.clock = clock;
   }
 
   /**
-   * Flow states over {@code checkpoints}, with a new {@link StateCache} of the default size (100 MiB uncompressed,
-   * 1 GiB compressed).
-   *
-   * @throws NullPointerException if {@code checkpoints} is null
+   * Flow states with a new {@link StateCache} of the default size (100 MiB uncompressed, 1 GiB compressed) and the
+   * system clock.
    */
-  public static FlowStates on(TableCheckpointStore checkpoints) {
-    return builder(checkpoints).build();
+  public static FlowStates create() {
+    return builder().build();
   }
 
-  /** @return a builder of Flow states over {@code checkpoints} */
-  public static Builder builder(TableCheckpointStore checkpoints) {
-    return new Builder(checkpoints);
-  }
-
-  /** @return the checkpoint store (and through it the table store) of the states */
-  public TableCheckpointStore checkpointStore() {
-    return checkpoints;
+  /** @return a builder of Flow states */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /** @return the shared state cache */
@@ -73,32 +64,31 @@ public final class FlowStates {
   }
 
   /**
-   * The committed event-time progress of computation {@code computation} of pipeline {@code pipeline}, read from the
-   * store (one point lookup).
+   * The committed event-time progress of computation {@code computation} of pipeline {@code pipeline}, read from
+   * {@code checkpoints}' table store (one point lookup).
    *
    * @return empty if the computation has no watermark, or committed no batch that changed it
    * @throws io.epochal.errors.StateCorruptedException if the stored progress does not decode
    * @since 0.5.0
    */
-  public java.util.Optional<EventTimeProgress> eventTimeProgress(String pipeline, String computation) {
+  public static java.util.Optional<EventTimeProgress> eventTimeProgress(TableCheckpointStore checkpoints,
+      String pipeline, String computation) {
     return io.epochal.flow.internal.Watermarks.committed(checkpoints, pipeline, computation);
   }
 
   @Override
   public String toString() {
-    return "FlowStates[" + checkpoints.describe() + ", " + cache + "]";
+    return "FlowStates[" + cache + ", " + clock + "]";
   }
 
   /**
    * Builds {@link FlowStates}. Options may be set once ({@link IllegalStateException} otherwise). Not thread-safe.
    */
   public static final class Builder {
-    private final TableCheckpointStore checkpoints;
     private StateCache cache;
     private TimerClock clock;
 
-    private Builder(TableCheckpointStore checkpoints) {
-      this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+    private Builder() {
     }
 
     /** The shared cache (default: a new one with the default weights). Share one cache between all states. */
@@ -126,7 +116,7 @@ public final class FlowStates {
 
     /** @return the Flow states; the builder is unchanged */
     public FlowStates build() {
-      return new FlowStates(checkpoints, cache == null ? StateCache.builder().build() : cache,
+      return new FlowStates(cache == null ? StateCache.builder().build() : cache,
           clock == null ? TimerClock.system() : clock);
     }
   }

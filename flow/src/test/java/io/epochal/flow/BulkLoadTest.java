@@ -32,7 +32,7 @@ class BulkLoadTest {
 
   private final CountingStore store = new CountingStore(TableStores.inMemory());
   private final TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
-  private final FlowStates states = FlowStates.on(checkpoints);
+  private final FlowStates states = FlowStates.create();
   /** (txid-th process batch, partition) pairs: an epoch of a partition. */
   private final Set<String> epochs = ConcurrentHashMap.newKeySet();
 

@@ -186,7 +186,7 @@ class ClickShowJoinTest {
       }
     }).build();
     TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
-    FlowStates states = FlowStates.on(checkpoints);
+    FlowStates states = FlowStates.create();
     ListSpout<Event> spout = new ListSpout<>(batches);
 
     // processors fail once for some shows (the batch is replayed); then one show fails on every attempt, the

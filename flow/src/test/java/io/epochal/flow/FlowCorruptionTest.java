@@ -26,7 +26,7 @@ class FlowCorruptionTest {
     TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
     PipelineBuilder builder = Pipeline.newBuilder("clicks-pipeline").checkpointStore(checkpoints);
     Flow.process(builder.source(spout), "counter", r -> r, StateAccessorLifecycleTest.Counter::new,
-        FlowStates.on(checkpoints));
+        FlowStates.create());
     return builder.build();
   }
 

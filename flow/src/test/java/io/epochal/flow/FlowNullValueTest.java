@@ -45,7 +45,7 @@ class FlowNullValueTest {
                 clicks.accessor(key).update(v -> null);
               }
             }
-          }, FlowStates.on(checkpoints));
+          }, FlowStates.create());
       try (Pipeline p = builder.build()) {
         InvalidRecordException e = assertThrows(InvalidRecordException.class, p::runUntilIdle);
         assertTrue(e.context().table().orElseThrow().contains("clicks"), e::toString);

@@ -41,7 +41,7 @@ class FlowProcessNodeTest {
         long now = total.accessor(key).update(v -> v + records.size());
         emitter.emit(key + "=" + now);
       }
-    }, FlowStates.on(checkpoints)).to("totals", out);
+    }, FlowStates.create()).to("totals", out);
     try (Pipeline p = b.build()) {
       p.runUntilIdle();
     }

@@ -29,7 +29,7 @@ class JoinerTtlTest {
   private final CountingStore store = new CountingStore(TableStores.inMemory());
   private final TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
   private final ManualTicker ticker = new ManualTicker();
-  private final FlowStates states = FlowStates.builder(checkpoints)
+  private final FlowStates states = FlowStates.builder()
       .cache(StateCache.builder().ticker(ticker).build()).build();
   private final Table banners = store.openTable(TableSchema.builder("ads/banners").key("key", ColumnType.STRING)
       .requiredValue("value", ColumnType.BYTES).build());

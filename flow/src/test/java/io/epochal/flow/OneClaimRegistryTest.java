@@ -47,7 +47,7 @@ class OneClaimRegistryTest {
         .requiredValue("value", ColumnType.BYTES).build());
     PipelineBuilder builder = Pipeline.newBuilder("both").checkpointStore(checkpoints);
     Stream<String> records = builder.source(new ListSpout<>(List.of("a")));
-    Flow.process(records, "flow", r -> r, () -> externalCounter("shared/counts"), FlowStates.on(checkpoints));
+    Flow.process(records, "flow", r -> r, () -> externalCounter("shared/counts"), FlowStates.create());
     records.groupBy(r -> r).persistentAggregate("counts", TableStates.builder(KeyCodec.strings(),
         Codecs.longs()).table("shared/counts").nonTransactional(), Aggregators.count());
     TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class, builder::build);
@@ -55,7 +55,7 @@ class OneClaimRegistryTest {
   }
 
   @Test
-  void aFlowStateOnATableAMapStateWritesIsRefusedAtDeclaration() {
+  void aFlowStateOnATableAMapStateWritesIsRefusedAtBuild() {
     PipelineBuilder first = Pipeline.newBuilder("maps").checkpointStore(checkpoints);
     first.source(new ListSpout<>(List.of("a"))).groupBy(r -> r).persistentAggregate("counts",
         TableStates.builder(KeyCodec.strings(), Codecs.longs()).table("shared/counts").nonTransactional(),
@@ -63,9 +63,9 @@ class OneClaimRegistryTest {
     first.build().close();
     PipelineBuilder second = Pipeline.newBuilder("flows").checkpointStore(checkpoints);
     Stream<String> records = second.source(new ListSpout<>(List.of("a")));
-    FlowStates states = FlowStates.on(checkpoints);
-    TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class,
-        () -> Flow.process(records, "flow", r -> r, () -> externalCounter("shared/counts"), states));
+    FlowStates states = FlowStates.create();
+    Flow.process(records, "flow", r -> r, () -> externalCounter("shared/counts"), states);
+    TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class, second::build);
     assertEquals("shared/counts", e.context().table().orElseThrow());
   }
 }

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class StateAccessorLifecycleTest {
   private final TableStore store = TableStores.inMemory();
   private final TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
-  private final FlowStates states = FlowStates.on(checkpoints);
+  private final FlowStates states = FlowStates.create();
 
   private static StateSpec<String, Long> clicksSpec() {
     return StateSpec.internal("clicks", KeyCodec.strings(), Codecs.longs(), 0L).build();

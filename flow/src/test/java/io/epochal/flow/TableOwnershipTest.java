@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class TableOwnershipTest {
   private final TableStore store = TableStores.inMemory();
   private final TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
-  private final FlowStates states = FlowStates.on(checkpoints);
+  private final FlowStates states = FlowStates.create();
 
   private void createExternal(String path) {
     store.openTable(TableSchema.builder(path).key("key", ColumnType.STRING)
@@ -73,8 +73,8 @@ class TableOwnershipTest {
     PipelineBuilder builder = Pipeline.newBuilder("two-writers").checkpointStore(checkpoints);
     Stream<String> records = builder.source(new ListSpout<>(List.of("a")));
     Flow.process(records, "first", r -> r, () -> externalCounter("ads/counts"), states);
-    TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class,
-        () -> Flow.process(records, "second", r -> r, () -> externalCounter("ads/counts"), states));
+    Flow.process(records, "second", r -> r, () -> externalCounter("ads/counts"), states);
+    TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class, builder::build);
     assertEquals("State table ads/counts is claimed for writing by both computation 'first' state 'counts' and "
         + "computation 'second' state 'counts'", e.getMessage());
   }
@@ -99,8 +99,8 @@ class TableOwnershipTest {
     // "p/owner/counts" is the internal table of computation 'owner': declared, but only named at build
     Flow.process(records, "intruder", r -> r, () -> externalCounter("p/owner/counts"), states);
     TableClaimedTwiceException e = assertThrows(TableClaimedTwiceException.class, builder::build);
-    assertEquals("State table p/owner/counts is claimed for writing by both computation 'intruder' state 'counts' "
-        + "and computation 'owner' state 'counts' of pipeline 'p'", e.getMessage());
+    assertEquals("State table p/owner/counts is claimed for writing by both computation 'owner' state 'counts' of "
+        + "pipeline 'p' and computation 'intruder' state 'counts'", e.getMessage());
   }
 
   @Test

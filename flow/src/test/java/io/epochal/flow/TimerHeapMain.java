@@ -48,7 +48,7 @@ public final class TimerHeapMain {
     try (io.epochal.store.table.TableStore store = inMemory ? io.epochal.store.table.TableStores.inMemory()
         : RocksDbTableStore.builder(dir).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("heap").build();
-      FlowStates states = FlowStates.builder(checkpoints)
+      FlowStates states = FlowStates.builder()
           .clock(b -> b.txid() <= addBatches ? 0 : BASE + DUE).build();
       PipelineBuilder builder = Pipeline.newBuilder("heap").checkpointStore(checkpoints);
       Flow.process(builder.source(new Adds(count, addBatches)), "c", r -> r,

@@ -108,7 +108,7 @@ class TimerReplayProperties {
     ListSpout<String> spout = new ListSpout<>(batches);
     ReplayHarness.Outcome outcome = ReplayHarness.runToEnd(incarnation -> {
       TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("w" + incarnation).build();
-      FlowStates states = FlowStates.builder(checkpoints).clock(b -> {
+      FlowStates states = FlowStates.builder().clock(b -> {
         firingTxid.set(b.txid()); // read on the partition's thread right before its timers fire
         return 10 * b.txid();
       }).build();

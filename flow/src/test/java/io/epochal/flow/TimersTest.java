@@ -46,7 +46,7 @@ class TimersTest {
 
     Pipeline build(ListSpout<String> spout, String owner) {
       TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner(owner).build();
-      FlowStates states = FlowStates.builder(checkpoints).clock(b -> 10 * b.txid()).build();
+      FlowStates states = FlowStates.builder().clock(b -> 10 * b.txid()).build();
       CheckpointStore wrapped = injector.wrap(checkpoints);
       PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).partitions(partitions).threads(partitions > 1 ? 2 : 1)
           .retryPolicy(RetryPolicy.immediate(20)).sleeper(d -> { }).checkpointStore(wrapped);
@@ -242,10 +242,11 @@ class TimersTest {
   @Test
   void shouldRefuseTimersOnThePerKeyProtocol() {
     TableStore perKey = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
-    FlowStates states = FlowStates.on(TableCheckpointStore.on(perKey));
-    PipelineBuilder builder = Pipeline.newBuilder(PIPELINE);
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> Flow.process(builder.source(batches(1)), "c", TimerScript::key, TimerScript::new, states));
+    FlowStates states = FlowStates.create();
+    PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).checkpointStore(TableCheckpointStore.on(perKey))
+        .guarantee(io.epochal.pipeline.Guarantee.AT_LEAST_ONCE); // past the guarantee check, to the timers' refusal
+    Flow.process(builder.source(batches(1)), "c", TimerScript::key, TimerScript::new, states);
+    IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
     assertTrue(e.getMessage().contains("epoch protocol"), e.getMessage());
   }
 

@@ -45,7 +45,7 @@ class WatermarksTest {
 
     Pipeline build(ListSpout<Ev> spout, String owner) {
       TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner(owner).build();
-      FlowStates states = FlowStates.builder(checkpoints).clock(b -> 10 * b.txid()).build();
+      FlowStates states = FlowStates.builder().clock(b -> 10 * b.txid()).build();
       PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).partitions(partitions).threads(partitions > 1 ? 2 : 1)
           .retryPolicy(RetryPolicy.immediate(20)).sleeper(d -> { }).checkpointStore(injector.wrap(checkpoints));
       Flow.process(builder.source(spout), "c", Ev::key, EventScript::new, states, strategy).to("out", out);
@@ -79,7 +79,7 @@ class WatermarksTest {
     try (StoreTransaction tx = store.begin()) {
       assertEquals(1, tx.scan(t).size(), "one row per computation");
     }
-    EventTimeProgress p = FlowStates.on(TableCheckpointStore.on(store)).eventTimeProgress(PIPELINE, "c")
+    EventTimeProgress p = FlowStates.eventTimeProgress(TableCheckpointStore.on(store), PIPELINE, "c")
         .orElseThrow();
     return new long[] {p.watermark(), p.lateRecords()};
   }
@@ -104,7 +104,7 @@ class WatermarksTest {
   void shouldNeverFireEventTimeTimersWithoutAWatermarkStrategy() {
     CollectingSink<String> out = new CollectingSink<>("out");
     TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
-    FlowStates states = FlowStates.builder(checkpoints).clock(b -> 10 * b.txid()).build();
+    FlowStates states = FlowStates.builder().clock(b -> 10 * b.txid()).build();
     PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).checkpointStore(checkpoints);
     Flow.process(builder.source(batches(List.of(Ev.of("add k 5", 10), Ev.of("wm k", 99)), List.of())), "c", Ev::key,
         EventScript::new, states).to("out", out);
@@ -112,7 +112,7 @@ class WatermarksTest {
       p.runUntilIdle();
     }
     assertEquals(List.of("wm k=" + Long.MIN_VALUE), out.committed().stream().map(o -> o.value()).toList());
-    assertEquals(java.util.Optional.empty(), states.eventTimeProgress(PIPELINE, "c"));
+    assertEquals(java.util.Optional.empty(), FlowStates.eventTimeProgress(checkpoints, PIPELINE, "c"));
   }
 
   @Test
@@ -178,10 +178,11 @@ class WatermarksTest {
   @Test
   void shouldRefuseAWatermarkOnThePerKeyProtocolAndBadStrategies() {
     TableStore perKey = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
-    FlowStates states = FlowStates.on(TableCheckpointStore.on(perKey));
-    PipelineBuilder builder = Pipeline.newBuilder(PIPELINE);
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> Flow.process(builder.source(batches()),
-        "c", Ev::key, EventScript::new, states, EventScript.strategy(0).build()));
+    FlowStates states = FlowStates.create();
+    PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).checkpointStore(TableCheckpointStore.on(perKey))
+        .guarantee(io.epochal.pipeline.Guarantee.AT_LEAST_ONCE); // past the guarantee check, to the watermark's
+    Flow.process(builder.source(batches()), "c", Ev::key, EventScript::new, states, EventScript.strategy(0).build());
+    IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
     assertTrue(e.getMessage().contains("epoch protocol"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> EventScript.strategy(-1));
     assertThrows(IllegalArgumentException.class, () -> EventScript.strategy(0).idleTimeout(Duration.ZERO));

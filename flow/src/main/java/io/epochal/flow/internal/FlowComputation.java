@@ -5,10 +5,8 @@ import io.epochal.errors.StagingUnavailableException;
 import io.epochal.flow.KeyedProcessor;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
-import io.epochal.store.table.CommitProtocol;
 import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.TableBackedStateFactory;
-import io.epochal.store.table.TableCheckpointStore;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,7 +26,6 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   private final String name;
   private final Function<? super T, ? extends K> keyFn;
   private final Supplier<? extends KeyedProcessor<K, T, R>> processors;
-  private final TableCheckpointStore checkpoints;
   private final StateCache cache;
   private final List<InitContext.Declared> declared;
   private final boolean hasTimers;
@@ -41,8 +38,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    * @throws io.epochal.errors.TableClaimedTwiceException if an external table is claimed by another writer
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
-      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache) {
-    this(name, keyFn, processors, checkpoints, cache, io.epochal.flow.TimerClock.system());
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, StateCache cache) {
+    this(name, keyFn, processors, cache, io.epochal.flow.TimerClock.system());
   }
 
   /**
@@ -51,26 +48,19 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
-      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
-      io.epochal.flow.TimerClock clock) {
-    this(name, keyFn, processors, checkpoints, cache, clock, null);
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, StateCache cache, io.epochal.flow.TimerClock clock) {
+    this(name, keyFn, processors, cache, clock, null);
   }
 
   /**
    * Like the other constructors, with the computation's watermark strategy (null for none).
    *
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
-   * @throws IllegalStateException if {@code watermarks} is given and the store does not commit with the epoch
-   *     protocol (the watermark must commit with its epoch)
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
-      Supplier<? extends KeyedProcessor<K, T, R>> processors, TableCheckpointStore checkpoints, StateCache cache,
-      io.epochal.flow.TimerClock clock, io.epochal.flow.WatermarkStrategy<? super T> watermarks) {
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, StateCache cache, io.epochal.flow.TimerClock clock,
+      io.epochal.flow.WatermarkStrategy<? super T> watermarks) {
     this.clock = Objects.requireNonNull(clock, "clock");
-    if (watermarks != null && checkpoints.protocol() != CommitProtocol.EPOCH) {
-      throw new IllegalStateException("the watermark of computation '" + name + "' needs the epoch protocol (a store "
-          + "with atomic multi-table commit), but " + checkpoints.describe() + " commits per key");
-    }
     this.watermark = watermarks == null ? null : new ComputationWatermark(watermarks, clock);
     Objects.requireNonNull(name, "name");
     if (name.isBlank() || name.contains("/")) {
@@ -79,7 +69,6 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     this.name = name;
     this.keyFn = Objects.requireNonNull(keyFn, "keyFn");
     this.processors = Objects.requireNonNull(processors, "processor");
-    this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
     this.cache = Objects.requireNonNull(cache, "cache");
     KeyedProcessor<K, T, R> probe = newProcessor();
     InitContext<K> spec = InitContext.declaring(this);
@@ -130,21 +119,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     return cache;
   }
 
-  /**
-   * Claims {@code path} for writing in the checkpoint store's one claim registry, shared with the map states of
-   * {@code TableStates} (and every other table-backed writer on that store).
-   */
-  void claim(String path, String writer) {
-    checkpoints.claim(path, writer);
-  }
-
   List<InitContext.Declared> declared() {
     return declared;
-  }
-
-  /** @return the checkpoint store the computation's tables were declared on ({@code FlowStates.on}) */
-  public TableCheckpointStore checkpointStore() {
-    return checkpoints;
   }
 
   /**
@@ -152,35 +128,39 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
    * @throws io.epochal.errors.SchemaMismatchException if a table has another schema
    * @throws IllegalStateException if an external table does not exist, or the partition's {@code init} declares other
    *     states than the spec pass
-   * @throws StagingUnavailableException if the pipeline's checkpoint store offers no {@link EpochBuffer} on the store
-   *     of the computation's tables (it is not the table checkpoint store given to {@code FlowStates.on})
+   * @throws StagingUnavailableException if the pipeline's checkpoint store offers no {@link EpochBuffer} (it is not a
+   *     table checkpoint store)
+   * @throws IllegalStateException if the computation has a watermark or timers and the staging does not commit with
+   *     the epoch protocol (they must commit with their epoch)
    * @throws io.epochal.flow.TimerPartitionsChangedException if pending timers were written with another partition
    *     count than the pipeline's
    */
   @Override
   public FlowPartition<K, T, R> makeState(StateContext context) {
-    Optional<EpochBuffer> staging = context.staging(EpochBuffer.class);
-    if (staging.isEmpty() || staging.get().store() != checkpoints.tableStore()) {
-      throw new StagingUnavailableException(context.pipeline(), "of Flow computation '" + name + "'",
-          EpochBuffer.class.getSimpleName() + " on " + checkpoints.tableStore().describe(),
-          staging.map(b -> "a table checkpoint store on " + b.store().describe()).orElse("not a table checkpoint "
-              + "store"));
-    }
+    EpochBuffer staging = context.staging(EpochBuffer.class).orElseThrow(() -> new StagingUnavailableException(
+        context.pipeline(), "of Flow computation '" + name + "'", EpochBuffer.class.getSimpleName(),
+        "not a table checkpoint store"));
     if (watermark != null) {
-      String path = Watermarks.path(checkpoints, context.pipeline(), name);
-      checkpoints.claim(path, "computation '" + name + "' watermark of pipeline '" + context.pipeline() + "'");
-      watermark.open(checkpoints.tableStore(), path);
+      if (!staging.atomic()) {
+        throw new IllegalStateException("the watermark of computation '" + name + "' needs the epoch protocol (a "
+            + "store with atomic multi-table commit), but pipeline '" + context.pipeline() + "' commits per key on "
+            + staging.store().describe());
+      }
+      String path = Watermarks.path(staging.tablePrefix(), context.pipeline(), name);
+      staging.claim(path, "computation '" + name + "' watermark of pipeline '" + context.pipeline() + "'");
+      watermark.open(staging.store(), path);
     }
-    return new FlowPartition<>(this, context, staging.get());
+    return new FlowPartition<>(this, context, staging);
   }
 
   /**
-   * Transactional under the epoch protocol (nothing of a failed attempt is visible, so a replay starts from the
-   * committed state); non-transactional under the per-key protocol (rows carry no txid: a replay applies twice).
+   * Non-transactional: Flow rows carry no txid. The guarantee check makes it exactly-once where the staging commits
+   * atomically with the epoch (nothing of a failed attempt is visible, so a replay starts from the committed state)
+   * and refuses it under the per-key protocol (a replay would apply twice) unless {@code AT_LEAST_ONCE} is chosen.
    */
   @Override
   public StateKind kind() {
-    return checkpoints.protocol() == CommitProtocol.EPOCH ? StateKind.TRANSACTIONAL : StateKind.NON_TRANSACTIONAL;
+    return StateKind.NON_TRANSACTIONAL;
   }
 
   @Override
@@ -189,7 +169,7 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     for (int i = 0; i < declared.size(); i++) {
       sb.append(i == 0 ? "" : ", ").append(declared.get(i));
     }
-    return sb.append(") on ").append(checkpoints.describe()).toString();
+    return sb.append(')').toString();
   }
 
   @Override

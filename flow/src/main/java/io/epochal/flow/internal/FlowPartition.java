@@ -75,13 +75,10 @@ public final class FlowPartition<K, T, R> implements State {
       previous.end();
     }
     EpochBuffer buffer = engineEpoch.staging(EpochBuffer.class)
-        .filter(b -> b.store() == computation.checkpointStore().tableStore())
         .orElseThrow(() -> new io.epochal.errors.EpochalException("computation '" + computation.name()
-            + "' of pipeline '" + context.pipeline() + "' keeps its states on "
-            + computation.checkpointStore().tableStore().describe() + ", but the pipeline's " + engineEpoch
-            + " does not stage rows of that store. Build the pipeline with .checkpointStore(...) set to the table "
-            + "checkpoint store of its FlowStates", null, false,
-            io.epochal.errors.ErrorContext.NONE.withPipeline(context.pipeline()).withTxid(txid)));
+            + "' of pipeline '" + context.pipeline() + "' stages its rows in the epoch's EpochBuffer, but "
+            + engineEpoch + " has none: the pipeline's checkpoint store must be a table checkpoint store", null,
+            false, io.epochal.errors.ErrorContext.NONE.withPipeline(context.pipeline()).withTxid(txid)));
     Epoch e = new Epoch(txid, buffer);
     for (MutableClient<K, ?> s : states) {
       s.begin(e);

@@ -8,7 +8,6 @@ import io.epochal.flow.StateClient;
 import io.epochal.flow.StateSpec;
 import io.epochal.store.table.EpochBuffer;
 import io.epochal.store.table.Table;
-import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableKey;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +15,9 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * The {@link ProcessorContext} of {@code init}: in the spec pass it records declarations and claims external tables;
- * for a partition it also opens the tables and makes the clients. Valid only during {@code init}. Internal.
+ * The {@link ProcessorContext} of {@code init}: in the spec pass it records declarations; for a partition it also
+ * claims the tables in the pipeline's staging (its checkpoint store's one claim registry), opens them in the
+ * staging's table store and makes the clients. Valid only during {@code init}. Internal.
  *
  * @param <K> the key type
  */
@@ -93,17 +93,13 @@ final class InitContext<K> implements ProcessorContext<K> {
     return partitions;
   }
 
-  private TableCheckpointStore checkpoints() {
-    return computation.checkpointStore();
-  }
-
   private String writerName(String state, boolean external) {
     return "computation '" + computation.name() + "' state '" + state + "'"
         + (external ? "" : " of pipeline '" + pipeline + "'");
   }
 
   private String internalPath(String computationName, String state) {
-    return checkpoints().tablePrefix() + pipeline + "/" + computationName + "/" + state;
+    return staging.tablePrefix() + pipeline + "/" + computationName + "/" + state;
   }
 
   private void declare(boolean writer, String name, String table) {
@@ -126,9 +122,6 @@ final class InitContext<K> implements ProcessorContext<K> {
     String external = spec.externalTablePath().orElse(null);
     declare(true, spec.name(), external != null ? external : "<pipeline>/" + computation.name() + "/" + spec.name());
     if (declaringOnly()) {
-      if (external != null) {
-        computation.claim(external, writerName(spec.name(), true));
-      }
       MutableClient<K, S> stub = new MutableClient<>(spec, computation.name(),
           external != null ? external : DECLARING + "/" + computation.name() + "/" + spec.name(), null, null,
           () -> null);
@@ -136,11 +129,11 @@ final class InitContext<K> implements ProcessorContext<K> {
       return stub;
     }
     String path = external != null ? external : internalPath(computation.name(), spec.name());
-    computation.claim(path, writerName(spec.name(), external != null));
+    staging.claim(path, writerName(spec.name(), external != null));
     Table table = external != null
-        ? Tables.openExternal(checkpoints().tableStore(), path, spec.keys(), spec.layout(),
+        ? Tables.openExternal(staging.store(), path, spec.keys(), spec.layout(),
             "external state '" + spec.name() + "' of computation '" + computation.name() + "'")
-        : Tables.openInternal(checkpoints().tableStore(), path, spec.keys(), spec.codec().id(), spec.layout());
+        : Tables.openInternal(staging.store(), path, spec.keys(), spec.codec().id(), spec.layout());
     CacheRegion<TableKey, S> region = spec.cached()
         ? computation.cache().newRegion(path + "#" + partition, spec.codec()).build()
         : null;
@@ -162,12 +155,12 @@ final class InitContext<K> implements ProcessorContext<K> {
     }
     String path = byPath != null ? byPath : internalPath(spec.computation().orElseThrow(), spec.state().orElseThrow());
     Table table = byPath != null
-        ? Tables.openExternal(checkpoints().tableStore(), path, spec.keys(), spec.layout(),
+        ? Tables.openExternal(staging.store(), path, spec.keys(), spec.layout(),
             "joiner '" + spec.name() + "' of computation '" + computation.name() + "'")
-        : Tables.openInternal(checkpoints().tableStore(), path, spec.keys(), spec.codec().id(), spec.layout());
+        : Tables.openInternal(staging.store(), path, spec.keys(), spec.codec().id(), spec.layout());
     CacheRegion<TableKey, S> region = computation.cache().newRegion("join:" + path + "#" + partition, spec.codec())
         .ttl(spec.ttl()).build();
-    JoinedClient<K, S> client = new JoinedClient<>(spec, computation.name(), path, checkpoints().tableStore(), table,
+    JoinedClient<K, S> client = new JoinedClient<>(spec, computation.name(), path, staging.store(), table,
         region, epochs);
     joiners.add(client);
     return client;
@@ -177,22 +170,23 @@ final class InitContext<K> implements ProcessorContext<K> {
   public <P> io.epochal.flow.TimerClient<K, P> timers(io.epochal.flow.TimerSpec<K, P> spec) {
     Objects.requireNonNull(spec, "spec");
     declare(true, spec.name(), "<pipeline>/" + computation.name() + "/" + spec.name() + TimerTables.TIMERS);
-    if (checkpoints().protocol() != io.epochal.store.table.CommitProtocol.EPOCH) {
-      throw new IllegalStateException("timers '" + spec.name() + "' of computation '" + computation.name()
-          + "' need the epoch protocol (a store with atomic multi-table commit), but " + checkpoints().describe()
-          + " commits per key: a timer's deletion could not commit with its handler's results");
-    }
     if (declaringOnly()) {
       PartitionTimers<K, P> stub = new PartitionTimers<>(spec, computation.name(), 0, 1, false, null, () -> null);
       timers.add(stub);
       return stub;
     }
+    if (!staging.atomic()) {
+      throw new IllegalStateException("timers '" + spec.name() + "' of computation '" + computation.name()
+          + "' need the epoch protocol (a store with atomic multi-table commit), but pipeline '" + pipeline
+          + "' commits per key on " + staging.store().describe() + ": a timer's deletion could not commit with its"
+          + " handler's results");
+    }
     String base = internalPath(computation.name(), spec.name());
     for (String path : TimerTables.paths(base)) {
-      computation.claim(path, "computation '" + computation.name() + "' timers '" + spec.name() + "' of pipeline '"
+      staging.claim(path, "computation '" + computation.name() + "' timers '" + spec.name() + "' of pipeline '"
           + pipeline + "'");
     }
-    TimerTables tables = TimerTables.open(checkpoints().tableStore(), base, spec);
+    TimerTables tables = TimerTables.open(staging.store(), base, spec);
     boolean recorded = tables.checkPartitions(staging, pipeline, computation.name(), spec.name(), partitions);
     PartitionTimers<K, P> client = new PartitionTimers<>(spec, computation.name(), partition, partitions, recorded,
         tables, epochs);

@@ -16,8 +16,8 @@ public final class Watermarks {
   }
 
   /** @return the path of the watermark table of {@code computation} in {@code pipeline} */
-  static String path(TableCheckpointStore checkpoints, String pipeline, String computation) {
-    return checkpoints.tablePrefix() + pipeline + "/" + computation + "/" + ComputationWatermark.TABLE;
+  static String path(String tablePrefix, String pipeline, String computation) {
+    return tablePrefix + pipeline + "/" + computation + "/" + ComputationWatermark.TABLE;
   }
 
   /**
@@ -28,7 +28,7 @@ public final class Watermarks {
       String computation) {
     Objects.requireNonNull(pipeline, "pipeline");
     Objects.requireNonNull(computation, "computation");
-    Optional<Table> table = checkpoints.tableStore().findTable(path(checkpoints, pipeline, computation));
+    Optional<Table> table = checkpoints.tableStore().findTable(path(checkpoints.tablePrefix(), pipeline, computation));
     if (table.isEmpty()) {
       return Optional.empty();
     }
