@@ -23,14 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The in-memory {@link TableStore}: sorted tables in {@link TreeMap}s, MVCC-lite conflict detection (each row keeps
- * the commit timestamp of its last write, deletes leave timestamped tombstones; a transaction conflicts when a row it
- * writes has a commit timestamp after its start), and lease generations for fencing. Lookups read the latest
- * committed rows.
+ * The in-memory {@link TableStore}: tables as hash maps of rows by key (point lookups and commits cost one hash probe
+ * per key; a scan sorts the rows into key order), MVCC-lite conflict detection (each row keeps the commit timestamp
+ * of its last write, deletes leave timestamped tombstones; a transaction conflicts when a row it writes has a commit
+ * timestamp after its start), and lease generations for fencing. Lookups read the latest committed rows.
  *
  * <p>With {@code atomicMultiTableCommit} the commit stages every table (calling the {@link CommitHook} for each)
  * before applying any; without it, each table is applied right after its hook, so a failure mid-commit leaves the
@@ -80,7 +79,8 @@ public final class InMemoryTableStore implements TableStore {
 
   private static final class MemTable {
     final TableSchema schema;
-    final TreeMap<TableKey, Version> rows = new TreeMap<>();
+    /** By key; unordered (a scan sorts). */
+    final HashMap<TableKey, Version> rows = new HashMap<>();
 
     MemTable(TableSchema schema) {
       this.schema = schema;
@@ -284,6 +284,7 @@ public final class InMemoryTableStore implements TableStore {
             out.add(v.row);
           }
         }
+        out.sort((a, b) -> a.key().compareTo(b.key()));
         return Collections.unmodifiableList(out);
       } finally {
         lock.readLock().unlock();
