@@ -73,8 +73,18 @@ public final class InMemoryTableStore implements TableStore {
     this.readHook = Objects.requireNonNull(readHook, "readHook");
   }
 
-  /** A version of a row: the row, or null for a tombstone, and the commit timestamp that wrote it. */
-  private record Version(Row row, long ts) {
+  /**
+   * The latest version of a row: the row, or null for a tombstone, and the commit timestamp that wrote it. Updated in
+   * place by a commit (one hash probe per written key), read by lookups; guarded by the store's lock.
+   */
+  private static final class Version {
+    Row row;
+    long ts;
+
+    Version(Row row, long ts) {
+      this.row = row;
+      this.ts = ts;
+    }
   }
 
   private static final class MemTable {
@@ -331,11 +341,16 @@ public final class InMemoryTableStore implements TableStore {
           }
         }
         Map<String, MemTable> targets = new LinkedHashMap<>();
+        Map<String, Version[]> found = new HashMap<>();
         for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
           MemTable t = tableOf(table(e.getKey()));
           targets.put(e.getKey(), t);
+          Version[] versions = new Version[e.getValue().size()];
+          found.put(e.getKey(), versions);
+          int i = 0;
           for (TableKey key : e.getValue().keySet()) {
             Version v = t.rows.get(key);
+            versions[i++] = v;
             if (v != null && v.ts > start) {
               throw new CommitConflictException("Commit conflict on table " + e.getKey() + " key "
                   + key.describeParts() + " (" + key + "): the row was written by a transaction that committed at "
@@ -353,12 +368,12 @@ public final class InMemoryTableStore implements TableStore {
             hook.beforeTableWrite(path);
           }
           for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
-            apply(targets.get(e.getKey()), e.getValue(), ts);
+            apply(targets.get(e.getKey()), e.getValue(), found.get(e.getKey()), ts);
           }
         } else {
           for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
             hook.beforeTableWrite(e.getKey());
-            apply(targets.get(e.getKey()), e.getValue(), ts);
+            apply(targets.get(e.getKey()), e.getValue(), found.get(e.getKey()), ts);
           }
         }
         maybePrune();
@@ -368,8 +383,18 @@ public final class InMemoryTableStore implements TableStore {
       }
     }
 
-    private void apply(MemTable t, Map<TableKey, Row> rows, long ts) {
-      rows.forEach((key, row) -> t.rows.put(key, new Version(row, ts)));
+    /** Writes {@code rows}, whose current versions (null: none) the conflict check found, in the same order. */
+    private void apply(MemTable t, Map<TableKey, Row> rows, Version[] current, long ts) {
+      int i = 0;
+      for (Map.Entry<TableKey, Row> e : rows.entrySet()) {
+        Version v = current[i++];
+        if (v == null) {
+          t.rows.put(e.getKey(), new Version(e.getValue(), ts));
+        } else {
+          v.row = e.getValue();
+          v.ts = ts;
+        }
+      }
     }
 
     @Override
