@@ -147,8 +147,23 @@ public final class TableKey implements Comparable<TableKey> {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TableKey other && other.hash == hash && Arrays.deepEquals(other.parts, parts)
-        && other.schema.path().equals(schema.path());
+    return o == this || o instanceof TableKey other && other.hash == hash && partsEqual(other.parts, parts)
+        && (other.schema == schema || other.schema.path().equals(schema.path()));
+  }
+
+  /** {@code Arrays.deepEquals} for normalized parts (no nested arrays besides {@code byte[]}), on the lookup path. */
+  private static boolean partsEqual(Object[] a, Object[] b) {
+    if (a.length != b.length) {
+      return false;
+    }
+    for (int i = 0; i < a.length; i++) {
+      Object x = a[i];
+      Object y = b[i];
+      if (x != y && !(x instanceof byte[] bx ? y instanceof byte[] by && Arrays.equals(bx, by) : x.equals(y))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -135,7 +135,7 @@ public final class TableSchema {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TableSchema other && other.path.equals(path) && other.columns.equals(columns)
+    return o == this || o instanceof TableSchema other && other.path.equals(path) && other.columns.equals(columns)
         && other.keyColumns.size() == keyColumns.size() && other.attributes.equals(attributes);
   }
 

@@ -23,14 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The in-memory {@link TableStore}: sorted tables in {@link TreeMap}s, MVCC-lite conflict detection (each row keeps
- * the commit timestamp of its last write, deletes leave timestamped tombstones; a transaction conflicts when a row it
- * writes has a commit timestamp after its start), and lease generations for fencing. Lookups read the latest
- * committed rows.
+ * The in-memory {@link TableStore}: tables as hash maps of rows by key (point lookups and commits cost one hash probe
+ * per key; a scan sorts the rows into key order), MVCC-lite conflict detection (each row keeps the commit timestamp
+ * of its last write, deletes leave timestamped tombstones; a transaction conflicts when a row it writes has a commit
+ * timestamp after its start), and lease generations for fencing. Lookups read the latest committed rows.
  *
  * <p>With {@code atomicMultiTableCommit} the commit stages every table (calling the {@link CommitHook} for each)
  * before applying any; without it, each table is applied right after its hook, so a failure mid-commit leaves the
@@ -74,13 +73,24 @@ public final class InMemoryTableStore implements TableStore {
     this.readHook = Objects.requireNonNull(readHook, "readHook");
   }
 
-  /** A version of a row: the row, or null for a tombstone, and the commit timestamp that wrote it. */
-  private record Version(Row row, long ts) {
+  /**
+   * The latest version of a row: the row, or null for a tombstone, and the commit timestamp that wrote it. Updated in
+   * place by a commit (one hash probe per written key), read by lookups; guarded by the store's lock.
+   */
+  private static final class Version {
+    Row row;
+    long ts;
+
+    Version(Row row, long ts) {
+      this.row = row;
+      this.ts = ts;
+    }
   }
 
   private static final class MemTable {
     final TableSchema schema;
-    final TreeMap<TableKey, Version> rows = new TreeMap<>();
+    /** By key; unordered (a scan sorts). */
+    final HashMap<TableKey, Version> rows = new HashMap<>();
 
     MemTable(TableSchema schema) {
       this.schema = schema;
@@ -284,6 +294,7 @@ public final class InMemoryTableStore implements TableStore {
             out.add(v.row);
           }
         }
+        out.sort((a, b) -> a.key().compareTo(b.key()));
         return Collections.unmodifiableList(out);
       } finally {
         lock.readLock().unlock();
@@ -330,11 +341,16 @@ public final class InMemoryTableStore implements TableStore {
           }
         }
         Map<String, MemTable> targets = new LinkedHashMap<>();
+        Map<String, Version[]> found = new HashMap<>();
         for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
           MemTable t = tableOf(table(e.getKey()));
           targets.put(e.getKey(), t);
+          Version[] versions = new Version[e.getValue().size()];
+          found.put(e.getKey(), versions);
+          int i = 0;
           for (TableKey key : e.getValue().keySet()) {
             Version v = t.rows.get(key);
+            versions[i++] = v;
             if (v != null && v.ts > start) {
               throw new CommitConflictException("Commit conflict on table " + e.getKey() + " key "
                   + key.describeParts() + " (" + key + "): the row was written by a transaction that committed at "
@@ -352,12 +368,12 @@ public final class InMemoryTableStore implements TableStore {
             hook.beforeTableWrite(path);
           }
           for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
-            apply(targets.get(e.getKey()), e.getValue(), ts);
+            apply(targets.get(e.getKey()), e.getValue(), found.get(e.getKey()), ts);
           }
         } else {
           for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
             hook.beforeTableWrite(e.getKey());
-            apply(targets.get(e.getKey()), e.getValue(), ts);
+            apply(targets.get(e.getKey()), e.getValue(), found.get(e.getKey()), ts);
           }
         }
         maybePrune();
@@ -367,8 +383,18 @@ public final class InMemoryTableStore implements TableStore {
       }
     }
 
-    private void apply(MemTable t, Map<TableKey, Row> rows, long ts) {
-      rows.forEach((key, row) -> t.rows.put(key, new Version(row, ts)));
+    /** Writes {@code rows}, whose current versions (null: none) the conflict check found, in the same order. */
+    private void apply(MemTable t, Map<TableKey, Row> rows, Version[] current, long ts) {
+      int i = 0;
+      for (Map.Entry<TableKey, Row> e : rows.entrySet()) {
+        Version v = current[i++];
+        if (v == null) {
+          t.rows.put(e.getKey(), new Version(e.getValue(), ts));
+        } else {
+          v.row = e.getValue();
+          v.ts = ts;
+        }
+      }
     }
 
     @Override

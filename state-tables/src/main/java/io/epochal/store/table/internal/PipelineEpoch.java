@@ -11,6 +11,7 @@ import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -103,29 +104,37 @@ public final class PipelineEpoch implements EpochBuffer {
   public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(keys, "keys");
-    List<Optional<Row>> out = new ArrayList<>(Collections.nCopies(keys.size(), Optional.<Row>empty()));
-    List<TableKey> misses = new ArrayList<>(keys.size());
-    List<Integer> missAt = new ArrayList<>(keys.size());
+    int n = keys.size();
+    @SuppressWarnings("unchecked")
+    Optional<Row>[] out = new Optional[n];
+    int[] missAt = new int[n];
+    int missCount = 0;
     synchronized (this) {
       Buffered b = buffer.get(table.path());
-      for (int i = 0; i < keys.size(); i++) {
+      for (int i = 0; i < n; i++) {
         TableKey key = Objects.requireNonNull(keys.get(i), "key");
         Optional<Row> written = b == null ? null : b.writes.get(key);
         if (written != null) {
-          out.set(i, written);
+          out[i] = written;
         } else {
-          misses.add(key);
-          missAt.add(i);
+          missAt[missCount++] = i;
         }
       }
     }
-    if (!misses.isEmpty()) {
+    if (missCount == n) {
+      return Collections.unmodifiableList(epochs.store().lookup(table, keys));
+    }
+    if (missCount > 0) {
+      List<TableKey> misses = new ArrayList<>(missCount);
+      for (int i = 0; i < missCount; i++) {
+        misses.add(keys.get(missAt[i]));
+      }
       List<Optional<Row>> stored = epochs.store().lookup(table, misses);
-      for (int i = 0; i < misses.size(); i++) {
-        out.set(missAt.get(i), stored.get(i));
+      for (int i = 0; i < missCount; i++) {
+        out[missAt[i]] = stored.get(i);
       }
     }
-    return Collections.unmodifiableList(out);
+    return Collections.unmodifiableList(Arrays.asList(out));
   }
 
   @Override

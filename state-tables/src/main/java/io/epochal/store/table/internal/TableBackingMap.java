@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -111,22 +110,25 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
   @Override
   public Map<K, C> multiGet(Collection<? extends K> wanted) {
     Objects.requireNonNull(wanted, "keys");
-    LinkedHashMap<TableKey, K> byKey = new LinkedHashMap<>();
-    for (K k : wanted) {
-      byKey.put(tableKey(k), k);
-    }
-    if (byKey.isEmpty()) {
+    if (wanted.isEmpty()) {
       return Map.of();
     }
-    List<TableKey> tableKeys = new ArrayList<>(byKey.keySet());
+    // The keys in order with their table keys, side by side (a key given twice is looked up twice, same result).
+    List<K> typed = new ArrayList<>(wanted.size());
+    List<TableKey> tableKeys = new ArrayList<>(wanted.size());
+    for (K k : wanted) {
+      tableKeys.add(tableKey(k));
+      typed.add(k);
+    }
     Optional<EpochBuffer> buffer = staging();
     List<Optional<Row>> rows = buffer.isPresent() ? buffer.get().lookup(table, tableKeys)
         : store.lookup(table, tableKeys);
     Map<K, C> out = new HashMap<>(Math.max(16, rows.size() * 2));
     for (int i = 0; i < tableKeys.size(); i++) {
-      if (rows.get(i).isPresent()) {
-        K key = byKey.get(tableKeys.get(i));
-        out.put(key, decode(key, rows.get(i).get()));
+      Optional<Row> row = rows.get(i);
+      if (row.isPresent()) {
+        K key = typed.get(i);
+        out.put(key, decode(key, row.get()));
       }
     }
     return Collections.unmodifiableMap(out);
