@@ -108,4 +108,42 @@ final class CountWorld implements AutoCloseable {
   public void close() {
     store.close();
   }
+
+  /**
+   * Opens the RocksDB state directory {@code dir} of {@link KafkaWordCountWorker} and checks both count tables
+   * against a recount of the records of {@code topic} below the committed offsets of each partition.
+   *
+   * @param where added to failure messages (a seed, a run number)
+   * @return the committed txid
+   */
+  static long verifyBelowCommittedOffsets(TestBroker broker, java.nio.file.Path dir, String topic, String where) {
+    Map<Integer, List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>>> log = broker.readAll(topic);
+    try (io.epochal.store.rocksdb.RocksDbTableStore store = io.epochal.store.rocksdb.RocksDbTableStore.builder(dir)
+        .openTimeout(java.time.Duration.ofSeconds(30)).build()) {
+      io.epochal.store.Checkpoint cp = TableCheckpointStore.builder(store).owner("kafka-test-checker").build()
+          .load(KafkaWordCountWorker.PIPELINE);
+      Map<String, OffsetRange> ranges = new HashMap<>();
+      if (cp.hasCommitted()) {
+        ranges.putAll(io.epochal.spout.PartitionedMetadata.codec(OffsetRange.codec()).decode(cp.committedMetadata())
+            .partitions());
+      }
+      List<String> committed = new java.util.ArrayList<>();
+      for (var e : log.entrySet()) {
+        OffsetRange r = ranges.get(topic + "-" + e.getKey());
+        long to = r == null ? 0 : r.to();
+        for (var rec : e.getValue()) {
+          if (rec.offset() < to) {
+            committed.add(rec.value());
+          }
+        }
+      }
+      Map<String, Long> expected = recount(committed);
+      String at = " after committed txid " + cp.committedTxid() + " at " + ranges + " (" + where + ")";
+      org.junit.jupiter.api.Assertions.assertEquals(expected,
+          read(store, KafkaWordCountWorker.PIPELINE + "/" + TX, true), "TransactionalMap counts" + at);
+      org.junit.jupiter.api.Assertions.assertEquals(expected,
+          read(store, KafkaWordCountWorker.PIPELINE + "/" + OPAQUE, false), "OpaqueMap counts" + at);
+      return cp.committedTxid();
+    }
+  }
 }

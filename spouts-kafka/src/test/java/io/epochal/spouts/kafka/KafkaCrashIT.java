@@ -126,7 +126,7 @@ class KafkaCrashIT {
           killed++;
           beforeReady += phase.equals("start") ? 1 : 0;
         }
-        long txid = verify(topic, opaque, seed);
+        long txid = CountWorld.verifyBelowCommittedOffsets(broker, dir, topic, "seed " + seed);
         assertTrue(txid >= lastTxid, "committed txid went back from " + lastTxid + " to " + txid);
         lastTxid = txid;
         schedule.append(killed % 10 == 1 ? "\n   " : " ").append(phase).append('+').append(delay).append("ms:")
@@ -141,7 +141,7 @@ class KafkaCrashIT {
           () -> "the last run did not finish (seed " + seed + "): " + last.stderr());
       assertEquals(0, last.waitFor(TIMEOUT), last::stderr);
     }
-    long txid = verify(topic, opaque, seed);
+    long txid = CountWorld.verifyBelowCommittedOffsets(broker, dir, topic, "seed " + seed);
     Map<String, Long> all = CountWorld.recount(broker.values(topic));
     try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
       assertEquals(all, CountWorld.read(store, KafkaWordCountWorker.PIPELINE + "/" + CountWorld.TX, true),
@@ -159,40 +159,5 @@ class KafkaCrashIT {
     List<String> out = new ArrayList<>(args);
     out.add(mode);
     return out;
-  }
-
-  /**
-   * Opens the state directory and checks both count tables against a recount of the records below the committed
-   * offsets of each partition. @return the committed txid
-   */
-  private long verify(String topic, boolean opaque, long seed) {
-    Map<Integer, List<ConsumerRecord<String, String>>> log = broker.readAll(topic);
-    try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
-      Checkpoint cp = TableCheckpointStore.builder(store).owner("crash-test-checker").build()
-          .load(KafkaWordCountWorker.PIPELINE);
-      List<String> committed = new ArrayList<>();
-      Map<String, OffsetRange> ranges = new HashMap<>();
-      if (cp.hasCommitted()) {
-        PartitionedMetadata<OffsetRange> meta = PartitionedMetadata.codec(OffsetRange.codec())
-            .decode(cp.committedMetadata());
-        ranges.putAll(meta.partitions());
-      }
-      for (var e : log.entrySet()) {
-        OffsetRange r = ranges.get(topic + "-" + e.getKey());
-        long to = r == null ? 0 : r.to();
-        for (ConsumerRecord<String, String> rec : e.getValue()) {
-          if (rec.offset() < to) {
-            committed.add(rec.value());
-          }
-        }
-      }
-      Map<String, Long> expected = CountWorld.recount(committed);
-      String where = " after committed txid " + cp.committedTxid() + " at " + ranges + " (seed " + seed + ")";
-      assertEquals(expected, CountWorld.read(store, KafkaWordCountWorker.PIPELINE + "/" + CountWorld.TX, true),
-          "TransactionalMap counts" + where);
-      assertEquals(expected, CountWorld.read(store, KafkaWordCountWorker.PIPELINE + "/" + CountWorld.OPAQUE, false),
-          "OpaqueMap counts" + where);
-      return cp.committedTxid();
-    }
   }
 }

@@ -91,7 +91,7 @@ class KafkaServiceSigtermIT {
         long lastReported = Long.parseLong(last.substring(2));
         long stoppedAt = stoppedAt(child);
         assertEquals(lastReported, stoppedAt, "the service stops right after the last batch it reported committed");
-        long committed = verify(topic);
+        long committed = CountWorld.verifyBelowCommittedOffsets(broker, dir, topic, "SIGTERM test");
         assertEquals(stoppedAt, committed, "the checkpoint holds the txid the stop reported");
         assertTrue(committed > lastTxid, "each run committed something");
         lastTxid = committed;
@@ -104,7 +104,7 @@ class KafkaServiceSigtermIT {
       assertNotNull(last.awaitLine(l -> l.startsWith("DONE "), TIMEOUT), last::stderr);
       assertEquals(0, last.waitFor(TIMEOUT), last::stderr);
     }
-    verify(topic);
+    CountWorld.verifyBelowCommittedOffsets(broker, dir, topic, "SIGTERM test");
     Map<String, Long> all = CountWorld.recount(broker.values(topic));
     try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
       assertEquals(all, CountWorld.read(store, KafkaWordCountWorker.PIPELINE + "/" + CountWorld.TX, true));
@@ -126,36 +126,6 @@ class KafkaServiceSigtermIT {
         throw new AssertionError("no graceful stop in the log: " + child.stderr());
       }
       Thread.sleep(20);
-    }
-  }
-
-  /** Both count tables equal a recount of the records below the committed offsets. @return the committed txid */
-  private long verify(String topic) {
-    Map<Integer, List<ConsumerRecord<String, String>>> log = broker.readAll(topic);
-    try (RocksDbTableStore store = RocksDbTableStore.builder(dir).openTimeout(Duration.ofSeconds(30)).build()) {
-      Checkpoint cp = TableCheckpointStore.builder(store).owner("sigterm-test-checker").build()
-          .load(KafkaWordCountWorker.PIPELINE);
-      Map<String, OffsetRange> ranges = new HashMap<>();
-      if (cp.hasCommitted()) {
-        ranges.putAll(PartitionedMetadata.codec(OffsetRange.codec()).decode(cp.committedMetadata()).partitions());
-      }
-      List<String> committed = new ArrayList<>();
-      for (var e : log.entrySet()) {
-        OffsetRange r = ranges.get(topic + "-" + e.getKey());
-        long to = r == null ? 0 : r.to();
-        for (ConsumerRecord<String, String> rec : e.getValue()) {
-          if (rec.offset() < to) {
-            committed.add(rec.value());
-          }
-        }
-      }
-      Map<String, Long> expected = CountWorld.recount(committed);
-      String where = " after committed txid " + cp.committedTxid() + " at " + ranges;
-      assertEquals(expected, CountWorld.read(store, KafkaWordCountWorker.PIPELINE + "/" + CountWorld.TX, true),
-          "TransactionalMap counts" + where);
-      assertEquals(expected, CountWorld.read(store, KafkaWordCountWorker.PIPELINE + "/" + CountWorld.OPAQUE, false),
-          "OpaqueMap counts" + where);
-      return cp.committedTxid();
     }
   }
 }
