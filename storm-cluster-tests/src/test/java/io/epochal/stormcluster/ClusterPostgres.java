@@ -116,6 +116,43 @@ final class ClusterPostgres implements AutoCloseable {
   }
 
   /**
+   * For failure messages: the state partitions' markers (committed txid, undo size) and the spout's range ledger,
+   * read through the store.
+   */
+  String progress(int statePartitions, int spoutPartitions) {
+    StringBuilder b = new StringBuilder();
+    try {
+      counts(List.of());
+      Optional<Table> markers = reader.findTable(WordCountTopology.TABLE + "__epochal_partitions");
+      if (markers.isPresent()) {
+        List<TableKey> keys = new ArrayList<>();
+        for (long p = 0; p < statePartitions; p++) {
+          keys.add(TableKey.of(markers.get().schema(), p));
+        }
+        List<Optional<Row>> rows = reader.lookup(markers.get(), keys);
+        for (int p = 0; p < statePartitions; p++) {
+          final int at = p;
+          b.append("  state partition ").append(p).append(": ").append(rows.get(p).map(r -> "txid "
+              + r.getLong("txid") + ", undo " + r.getBytes("undo").length + " bytes").orElse("no marker"))
+              .append('\n');
+        }
+      }
+      Optional<Table> ranges = reader.findTable(WordCountTopology.TABLE + "__epochal_spout_ranges");
+      if (ranges.isPresent()) {
+        for (int p = 0; p < spoutPartitions; p++) {
+          Optional<Row> r = reader.lookup(ranges.get(), List.of(TableKey.of(ranges.get().schema(), "sentences",
+              "sentences-" + p))).get(0);
+          b.append("  spout partition ").append(p).append(" ranges: ")
+              .append(r.map(x -> x.getString("emissions")).orElse("none")).append('\n');
+        }
+      }
+    } catch (RuntimeException e) {
+      b.append("  (cannot read the markers or ranges: ").append(e).append(")\n");
+    }
+    return b.toString();
+  }
+
+  /**
    * For failure messages: every other session of the server with its state, wait event, blocking sessions,
    * transaction start and query, read over JDBC.
    */

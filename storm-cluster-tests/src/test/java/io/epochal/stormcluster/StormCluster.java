@@ -66,6 +66,12 @@ final class StormCluster implements AutoCloseable {
         + "<PatternLayout pattern=\"%d{HH:mm:ss.SSS} %t %c{1.} %p %m%n\"/></File></Appenders><Loggers>"
         + (worker ? "<Logger name=\"STDERR\" level=\"INFO\"/><Logger name=\"STDOUT\" level=\"INFO\"/>" : "")
         + "<Logger name=\"io.epochal\" level=\"INFO\"/>"
+        // The batch history a stall is read from: coordinator attempts, spout metadata writes, emitted ranges,
+        // per-partition begin/commit.
+        + (worker ? "<Logger name=\"io.epochal.trident\" level=\"DEBUG\"/>"
+            + "<Logger name=\"org.apache.storm.trident.topology.MasterBatchCoordinator\" level=\"DEBUG\"/>"
+            + "<Logger name=\"org.apache.storm.trident.topology.state.RotatingTransactionalState\" level=\"DEBUG\"/>"
+            : "")
         + "<Root level=\"WARN\"><AppenderRef ref=\"F\"/></Root></Loggers></Configuration>";
   }
 
@@ -275,6 +281,53 @@ final class StormCluster implements AutoCloseable {
       }
     }
     throw new IllegalStateException("no supervisor recorded worker " + pid);
+  }
+
+  /**
+   * For failure messages: the ZooKeeper subtree {@code root} (Trident's coordinator and spout metadata under
+   * {@code /transactional}), one line per node with its data as text.
+   */
+  String zooKeeperTree(String root) {
+    StringBuilder b = new StringBuilder();
+    try {
+      org.apache.zookeeper.ZooKeeper zk = new org.apache.zookeeper.ZooKeeper("127.0.0.1:" + zkPort, 10_000, e -> {
+      });
+      try {
+        dumpNode(zk, root, b);
+      } finally {
+        zk.close();
+      }
+    } catch (Exception e) {
+      b.append("  (cannot read ZooKeeper ").append(root).append(": ").append(e).append(")\n");
+    }
+    return b.toString();
+  }
+
+  private static void dumpNode(org.apache.zookeeper.ZooKeeper zk, String path, StringBuilder b) throws Exception {
+    byte[] data = zk.getData(path, false, null);
+    b.append("  zk ").append(path).append(" = ")
+        .append(data == null ? "" : new String(data, java.nio.charset.StandardCharsets.UTF_8)).append('\n');
+    List<String> children = new ArrayList<>(zk.getChildren(path, false));
+    java.util.Collections.sort(children);
+    for (String child : children) {
+      dumpNode(zk, path.equals("/") ? "/" + child : path + "/" + child, b);
+    }
+  }
+
+  /** Copies every log of the cluster to {@code target} (kept after the test's temporary directory is gone). */
+  void saveLogs(Path target) {
+    try (Stream<Path> files = Files.walk(home.resolve("logs"))) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f)) {
+          Path to = target.resolve(home.resolve("logs").relativize(f).toString());
+          Files.createDirectories(to.getParent());
+          Files.copy(f, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      System.out.println("[storm-cluster] logs saved in " + target.toAbsolutePath());
+    } catch (IOException e) {
+      System.out.println("[storm-cluster] cannot save the logs in " + target + ": " + e);
+    }
   }
 
   /** The text of every worker log under {@code logs/workers-artifacts} for slot {@code port}. */

@@ -124,7 +124,9 @@ class StormClusterFencingIT {
         Map<String, Long> now = pg.counts(words);
         now.forEach((w, n) -> assertTrue(n <= expected.get(w), () -> "double count of " + w + ": " + now));
         System.out.println("[storm-cluster] no recount: committed " + sum(now) + "/" + total
-            + " words, leases " + pg.leases() + "\n" + pg.activity() + c.workerStacks() + c.workerErrors());
+            + " words, leases " + pg.leases() + "\n" + pg.progress(4, 2) + c.zooKeeperTree("/transactional")
+            + pg.activity() + c.workerStacks() + c.workerErrors());
+        c.saveLogs(Path.of("target", "storm-stall-" + System.currentTimeMillis()));
         throw new Stalled("committed " + sum(now) + "/" + total + " words, none above the recount", stalled);
       }
       Thread.sleep(3000);

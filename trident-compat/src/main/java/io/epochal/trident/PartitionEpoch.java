@@ -26,6 +26,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The per-partition epoch protocol of an Epochal state on Storm: one state partition's cells in table {@code T} of an
@@ -53,6 +55,7 @@ import java.util.OptionalLong;
  * written). Not thread-safe: Storm calls a state partition from one executor thread.
  */
 final class PartitionEpoch<C> implements IBackingMap<List<Object>, C> {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionEpoch.class);
   static final String MARKER_SUFFIX = "__epochal_partitions";
   private static final String PARTITION = "partition";
   private static final String TXID = "txid";
@@ -161,6 +164,10 @@ final class PartitionEpoch<C> implements IBackingMap<List<Object>, C> {
     }
     txid = t;
     inBatch = true;
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("begin batch {} on partition {} of {}: marker {}, undo of {} keys", t, partition, table.path(),
+          mine.map(r -> String.valueOf(r.getLong(TXID))).orElse("none"), undo.size());
+    }
   }
 
   /**
@@ -195,6 +202,8 @@ final class PartitionEpoch<C> implements IBackingMap<List<Object>, C> {
     }
     inBatch = false;
     if (staged.isEmpty() && undo.isEmpty()) {
+      LOG.debug("commit of batch {} on partition {} of {}: nothing written, nothing to undo", t, partition,
+          table.path());
       return;
     }
     readPrior(missingPrior());
@@ -231,6 +240,10 @@ final class PartitionEpoch<C> implements IBackingMap<List<Object>, C> {
       undo = Map.of();
     }
     after.forEach(cache::put);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("committed batch {} on partition {} of {}: {} keys written, {} restored from the undo record", t,
+          partition, table.path(), newUndo.size(), after.size() - newUndo.size());
+    }
   }
 
   private List<TableKey> missingPrior() {

@@ -76,83 +76,6 @@ class Storm1557GuardTest {
     return conf;
   }
 
-  /** Storm's own executor emitter of one spout task, and the batches it emitted per txid (last attempt). */
-  private static final class StormEmitter {
-    private final ICommitterTridentSpout.Emitter emitter;
-    private final Object coordinatorMeta;
-    private final Map<Long, TransactionAttempt> attempts = new HashMap<>();
-    private final Map<Long, List<String>> emitted = new HashMap<>();
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    StormEmitter(IOpaquePartitionedTridentSpout<?, ?, ?> spout, Map<String, Object> conf) {
-      TopologyContext context = StormContexts.topologyContext("spout", conf, new Fields("sentence"), 0, 1);
-      this.emitter = new OpaquePartitionedTridentSpoutExecutor((IOpaquePartitionedTridentSpout) spout)
-          .getEmitter("spout-state-" + conf.get(Config.STORM_ID), conf, context);
-      this.coordinatorMeta = spout.getCoordinator(conf, context).getPartitionsForBatch();
-    }
-
-    /** Storm's {@code emitBatch} of one attempt; returns how many sentences it emitted. */
-    int emit(long txid, int attempt) {
-      TransactionAttempt tx = new TransactionAttempt(txid, attempt);
-      List<String> sentences = new ArrayList<>();
-      emitter.emitBatch(tx, coordinatorMeta, new TridentCollector() {
-        @Override
-        public void emit(List<Object> values) {
-          sentences.add((String) values.get(0));
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void reportError(Throwable t) {
-          throw new AssertionError(t);
-        }
-      });
-      attempts.put(txid, tx);
-      emitted.put(txid, sentences);
-      return sentences.size();
-    }
-
-    /** The commit of a batch as Trident runs it: every state partition, then the spout's commit and success. */
-    @SuppressWarnings("rawtypes")
-    void commit(long txid, List<MapState<Object>> states) {
-      Map<String, Long> words = new TreeMap<>();
-      for (String s : emitted.get(txid)) {
-        for (String w : s.split(" ")) {
-          words.merge(w, 1L, Long::sum);
-        }
-      }
-      List<List<Object>> keys = new ArrayList<>();
-      List<ValueUpdater> updaters = new ArrayList<>();
-      words.forEach((w, n) -> {
-        keys.add(List.of(w));
-        updaters.add(new CombinerValueUpdater(new Count(), n));
-      });
-      for (MapState<Object> state : states) {
-        state.beginCommit(txid);
-        if (!keys.isEmpty()) {
-          state.multiUpdate(keys, updaters);
-        }
-        state.commit(txid);
-      }
-      emitter.commit(attempts.get(txid));
-      emitter.success(attempts.get(txid));
-    }
-
-    /** Emits and commits the following batches in order until the spout has nothing left. */
-    void drain(long fromTxid, List<MapState<Object>> states) {
-      for (long t = fromTxid; ; t++) {
-        int n = emit(t, 0);
-        commit(t, states);
-        if (n == 0) {
-          return;
-        }
-      }
-    }
-  }
-
   private static List<List<String>> data() {
     return TestPartitionedSpouts.split(Sentences.make(60, 1557), 2);
   }
@@ -196,7 +119,7 @@ class Storm1557GuardTest {
     MapState<Object> storm = stormMemoryState(conf);
     MapState<Object> epochal = epochalState(EpochalTrident.stormState(store, () -> STORES.get(store), "wc"), conf);
     List<MapState<Object>> states = List.of(storm, epochal);
-    StormEmitter e = new StormEmitter(new TestPartitionedSpouts.Opaque(data(), 3), conf);
+    StormEmitterDriver e = new StormEmitterDriver(new TestPartitionedSpouts.Opaque(data(), 3), conf);
     e.emit(1, 0);
     e.commit(1, states);
     int third = e.emit(3, 0);
@@ -224,11 +147,13 @@ class Storm1557GuardTest {
     MapState<Object> epochal = epochalState(state, conf);
     MapState<Object> storm = stormMemoryState(conf);
     List<MapState<Object>> states = List.of(epochal, storm);
-    StormEmitter e = new StormEmitter(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
+    StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
     e.emit(1, 0);
     e.commit(1, states);
     e.emit(3, 0);
+    long sent = e.sent;
     FailedException failed = assertThrows(FailedException.class, () -> e.emit(2, 0));
+    assertEquals(sent, e.sent, "the refused emission sends no tuple: Storm may still commit the batch");
     RangeEmittedTwiceException twice = assertInstanceOf(RangeEmittedTwiceException.class, failed.getCause());
     assertEquals(2, twice.txid());
     assertEquals(3, twice.firstTxid());
@@ -258,7 +183,7 @@ class Storm1557GuardTest {
     StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
     MapState<Object> epochal = epochalState(state, conf);
     List<MapState<Object>> states = List.of(epochal);
-    StormEmitter e = new StormEmitter(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
+    StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
     e.emit(1, 0);
     e.emit(2, 0);
     e.emit(3, 0);
@@ -284,19 +209,19 @@ class Storm1557GuardTest {
     StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
     IOpaquePartitionedTridentSpout<Integer, TestPartitionedSpouts.Partition, Map<String, Object>> guarded =
         state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3));
-    StormEmitter zombie = new StormEmitter(guarded, conf);
+    StormEmitterDriver zombie = new StormEmitterDriver(guarded, conf);
     zombie.emit(1, 0);
-    StormEmitter successor = new StormEmitter(guarded, conf); // Storm moved the task: same task index
-    successor.emit(1, 1);
+    StormEmitterDriver successor = new StormEmitterDriver(guarded, conf); // Storm moved the task: same task index
+    successor.emit(1, 0); // the same cut, so only the lease can refuse the zombie
     assertThrows(LeaseLostException.class, () -> zombie.emit(2, 0));
   }
 
   @Test
-  void theGuardKeepsNoRecordOfEmptyEmissions() {
+  void emptyEmissionsUnderTwoTxidsAreNotRefusedAsRepeats() {
     Map<String, Object> conf = conf();
     String store = register(TableStores.inMemory());
     StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
-    StormEmitter e = new StormEmitter(state.guard("sentences", new TestPartitionedSpouts.Opaque(
+    StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(
         List.of(List.of(), List.of()), 3)), conf);
     assertEquals(0, e.emit(2, 0));
     assertEquals(0, e.emit(1, 0)); // the same (empty) start under two txids: nothing to count twice

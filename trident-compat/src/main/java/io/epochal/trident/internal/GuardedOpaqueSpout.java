@@ -1,12 +1,16 @@
 package io.epochal.trident.internal;
 
 import io.epochal.store.table.TableStore;
+import io.epochal.trident.RangeEmittedTwiceException;
+import io.epochal.trident.RangeGapException;
+import io.epochal.trident.StaleBatchException;
 import io.epochal.trident.EpochalTrident.SerializableSupplier;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.storm.Config;
 import org.apache.storm.task.TopologyContext;
@@ -21,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A partitioned opaque Trident spout whose emitter records every range it emits in a {@link RangeLedger} and fails
- * (Storm's {@link FailedException} around a {@link io.epochal.trident.RangeEmittedTwiceException}) a batch that
- * emits a range another live txid already emitted (STORM-1557). The coordinator and the partition calls are the
+ * (Storm's {@link FailedException} around the ledger's refusal) a batch that emits a range another live txid already
+ * emitted (STORM-1557, {@link RangeEmittedTwiceException}), a stale coordinator's txid ({@link StaleBatchException})
+ * or a range that does not continue the previous txid's ({@link RangeGapException}). The coordinator and the partition calls are the
  * wrapped spout's. Serializable (with the wrapped spout and the store supplier); each emitter is used by its
  * executor thread only.
  *
@@ -67,7 +72,7 @@ public final class GuardedOpaqueSpout<P, Q extends ISpoutPartition, M> implement
     String owner = "storm " + (topology == null ? "topology" : topology) + " spout " + name + " task " + task + " in "
         + ManagementFactory.getRuntimeMXBean().getName();
     TableStore s = Objects.requireNonNull(store.get(), "the table store supplier returned null");
-    RangeLedger ledger = new RangeLedger(s, stateTable, name, task, owner, 2 * inFlight + 2);
+    RangeLedger ledger = new RangeLedger(s, stateTable, name, task, owner, inFlight);
     return new GuardedEmitter<>(spout.getEmitter(conf, context), ledger, name);
   }
 
@@ -106,23 +111,32 @@ public final class GuardedOpaqueSpout<P, Q extends ISpoutPartition, M> implement
     @Override
     public Map<Q, M> emitBatchNew(TransactionAttempt tx, TridentCollector collector, Set<Q> partitions,
         Map<Q, M> lastPartitionMetaMap) {
-      Counting counting = new Counting(collector);
+      // Held until the ledger accepts the batch: a refused batch must send no tuple (Storm may still commit it).
+      Holding counting = new Holding(collector);
       Map<Q, M> next = emitter.emitBatchNew(tx, counting, partitions, lastPartitionMetaMap);
       List<RangeLedger.Emission> emissions = new ArrayList<>(partitions.size());
       for (Q p : partitions) {
         M start = lastPartitionMetaMap.get(p);
         M end = next == null ? null : next.get(p);
         String startJson = RangeLedger.canonical(start, "the start metadata of partition " + p.getId());
-        boolean moved = end != null && !startJson.equals(RangeLedger.canonical(end,
-            "the metadata of partition " + p.getId()));
-        emissions.add(new RangeLedger.Emission(p.getId(), startJson, moved && counting.count > 0));
+        Optional<String> endJson = end == null ? Optional.empty()
+            : Optional.of(RangeLedger.canonical(end, "the metadata of partition " + p.getId()));
+        boolean moved = endJson.isPresent() && !startJson.equals(endJson.get());
+        emissions.add(new RangeLedger.Emission(p.getId(), startJson, endJson, moved && counting.count > 0));
+        LOG.debug("emitted {} partition {}: start {} end {} ({} tuples of the batch)", tx, p.getId(), startJson,
+            endJson.orElse("none"), counting.count);
       }
       try {
         ledger.record(tx.getTransactionId(), emissions);
-      } catch (io.epochal.trident.RangeEmittedTwiceException e) {
+      } catch (RangeEmittedTwiceException | StaleBatchException e) {
         LOG.warn("failing batch {}: {}", tx, e.getMessage());
         throw new FailedException(e.getMessage(), e);
+      } catch (RangeGapException e) {
+        // Storm's own metadata is wrong here: loud, and the batch never reaches a state.
+        LOG.error("failing batch {}: {}", tx, e.getMessage());
+        throw new FailedException(e.getMessage(), e);
       }
+      counting.release();
       return next;
     }
 
@@ -152,29 +166,41 @@ public final class GuardedOpaqueSpout<P, Q extends ISpoutPartition, M> implement
     }
   }
 
-  /** Counts the tuples an emission sends. */
-  private static final class Counting implements TridentCollector {
+  /** Holds the tuples an emission sends, and counts them, until {@link #release} sends them on. */
+  private static final class Holding implements TridentCollector {
     private final TridentCollector delegate;
+    private final List<List<Object>> held = new ArrayList<>();
+    private boolean flushed;
     long count;
 
-    Counting(TridentCollector delegate) {
+    Holding(TridentCollector delegate) {
       this.delegate = delegate;
     }
 
     @Override
     public void emit(List<Object> values) {
       count++;
-      delegate.emit(values);
+      held.add(values);
     }
 
     @Override
     public void flush() {
-      delegate.flush();
+      flushed = true;
     }
 
     @Override
     public void reportError(Throwable t) {
       delegate.reportError(t);
+    }
+
+    void release() {
+      for (List<Object> values : held) {
+        delegate.emit(values);
+      }
+      held.clear();
+      if (flushed) {
+        delegate.flush();
+      }
     }
   }
 }

@@ -1,0 +1,80 @@
+package io.epochal.trident;
+
+import io.epochal.api.Evolving;
+import io.epochal.errors.EpochalException;
+import io.epochal.errors.ErrorContext;
+
+/**
+ * A guarded opaque spout on Storm emitted a partition's range for a txid that does not start where the range of the
+ * previous txid ended: committed, the records between the two would be lost (or counted twice if the range starts
+ * before). Storm's opaque partitioned executor does this when its metadata cache holds an emission that never
+ * committed (a stale coordinator's batch). The guard refuses the batch (inside Storm's {@code FailedException}); the
+ * state never commits it. Not retryable in place: a replay by the same executor starts from the same cache, so the
+ * refusal repeats until the executor restarts (its worker) and reads the committed metadata again. Thrown by the
+ * spouts that {@link StormStateBuilder#guard} wraps. Immutable.
+ *
+ * @since 0.2.0
+ */
+@Evolving
+public final class RangeGapException extends EpochalException {
+  private static final long serialVersionUID = 1L;
+  private final String spout;
+  private final String partition;
+  private final long txid;
+  private final long previousTxid;
+  private final String start;
+  private final String previousEnd;
+
+  /**
+   * @param table the ledger table the emissions are recorded in
+   * @param spout the guarded spout's name
+   * @param partition the spout partition id
+   * @param txid the txid refused
+   * @param previousTxid the txid of the partition's previous recorded emission
+   * @param start the refused range's start metadata (canonical JSON)
+   * @param previousEnd where the previous range ended (canonical JSON)
+   */
+  public RangeGapException(String table, String spout, String partition, long txid, long previousTxid, String start,
+      String previousEnd) {
+    super("spout '" + spout + "' emitted partition " + partition + " under txid " + txid + " from " + start
+        + ", but the range of txid " + previousTxid + " ended at " + previousEnd + ": the records between them would"
+        + " be skipped or repeated; batch " + txid + " is refused", null, false,
+        ErrorContext.of(table, spout + "/" + partition).withTxid(txid));
+    this.spout = spout;
+    this.partition = partition;
+    this.txid = txid;
+    this.previousTxid = previousTxid;
+    this.start = start;
+    this.previousEnd = previousEnd;
+  }
+
+  /** @return the guarded spout's name */
+  public String spout() {
+    return spout;
+  }
+
+  /** @return the spout partition id */
+  public String partition() {
+    return partition;
+  }
+
+  /** @return the refused txid */
+  public long txid() {
+    return txid;
+  }
+
+  /** @return the txid of the partition's previous recorded emission */
+  public long previousTxid() {
+    return previousTxid;
+  }
+
+  /** @return the refused range's start metadata as canonical JSON */
+  public String start() {
+    return start;
+  }
+
+  /** @return where the previous txid's range ended, as canonical JSON */
+  public String previousEnd() {
+    return previousEnd;
+  }
+}
