@@ -3,6 +3,7 @@ package io.epochal.stormcluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.epochal.spouts.kafka.TestBroker;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -17,30 +18,47 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.apache.storm.Config;
 import org.apache.storm.StormSubmitter;
+import org.apache.storm.kafka.spout.trident.KafkaTridentSpoutConfig;
+import org.apache.storm.kafka.spout.trident.KafkaTridentSpoutOpaque;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Trident word count with Epochal opaque state on PostgreSQL, on a real multi-process Storm cluster (ZooKeeper,
- * Nimbus, two Supervisors, two worker JVMs): worker JVMs are SIGKILLed repeatedly ({@code -Depochal.storm.kills=N},
- * default 2) and then one supervisor with its workers; the final counts read from PostgreSQL must equal a recount of
- * the spout's data set, and no count may ever exceed it.
+ * Nimbus, two Supervisors, two worker JVMs), reading a 4-partition Kafka topic with storm-kafka-client's
+ * {@code KafkaTridentSpoutOpaque} (through the STORM-1557 guard) from a real KRaft broker in the test JVM: worker JVMs
+ * are SIGKILLed repeatedly ({@code -Depochal.storm.kills=N}, default 2), a producer appends to the topic after each
+ * kill, then one supervisor is SIGKILLed with its workers; the final counts read from PostgreSQL must equal a recount
+ * of the topic (read back with a plain consumer), and no count may ever exceed it.
  */
 class StormClusterWordCountIT {
   private static final Duration PROGRESS = Duration.ofSeconds(120);
+  private static final long SEED = 1557;
+  private static final int PARTITIONS = 4;
 
   @Test
   void countsStayExactAcrossWorkerAndSupervisorKills(@TempDir Path tmp) throws Exception {
     int kills = Integer.getInteger("epochal.storm.kills", 2);
-    SentenceSpout spout = new SentenceSpout(2, 1500 + 300L * kills, 10);
-    Map<String, Long> expected = new TreeMap<>(spout.recount());
+    long sentences = 2 * (1500 + 300L * kills);
+    long chunk = sentences / (kills + 2);
+    Map<String, Long> expected = new TreeMap<>();
+    for (long i = 0; i < sentences; i++) {
+      for (String w : TestBroker.sentence(SEED, i).split(" ")) {
+        expected.merge(w, 1L, Long::sum);
+      }
+    }
     List<String> words = new ArrayList<>(expected.keySet());
     long total = expected.values().stream().mapToLong(Long::longValue).sum();
     Path jar = topologyJar(tmp.resolve("topology.jar"));
     Path home = Files.createDirectories(tmp.resolve("storm"));
     StormCluster cluster = null;
-    try (ClusterPostgres pg = new ClusterPostgres(); StormCluster c = new StormCluster(home)) {
+    try (TestBroker broker = TestBroker.start(); ClusterPostgres pg = new ClusterPostgres();
+        StormCluster c = new StormCluster(home)) {
       cluster = c;
+      String topic = "sentences";
+      broker.createTopic(topic, PARTITIONS);
+      long produced = chunk;
+      broker.produceSentences(topic, PARTITIONS, SEED, 0, produced);
       c.start();
       Config conf = new Config();
       conf.putAll(c.clientConf());
@@ -49,36 +67,44 @@ class StormClusterWordCountIT {
       conf.setMessageTimeoutSecs(8);
       conf.put(Config.TOPOLOGY_TRIDENT_BATCH_EMIT_INTERVAL_MILLIS, 50);
       System.setProperty("storm.jar", jar.toString());
-      StormSubmitter.submitTopology("epochal-wc", conf, WordCountTopology.build(spout, pg.jdbcUrl(),
+      KafkaTridentSpoutOpaque<String, String> spout = new KafkaTridentSpoutOpaque<>(
+          KafkaTridentSpoutConfig.builder(broker.bootstrap(), topic)
+              .setProp("isolation.level", "read_committed")
+              .setProp("max.poll.records", 10)
+              .build());
+      StormSubmitter.submitTopology("epochal-wc", conf, WordCountTopology.build(spout, "value", pg.jdbcUrl(),
           ClusterPostgres.USER, ClusterPostgres.PASSWORD, ClusterPostgres.SCHEMA, 4));
 
-      long[] last = {0};
       StormCluster.await("the first commit", PROGRESS, () -> sum(checked(pg.counts(words), expected)) > 0);
       int done = 0;
       for (int i = 0; i < kills; i++) {
         StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
         List<Long> pids = c.allWorkerPids();
         long victim = pids.get(i % pids.size());
-        last[0] = sum(checked(pg.counts(words), expected));
+        long before = sum(checked(pg.counts(words), expected));
         StormCluster.kill(victim, true);
         done++;
+        broker.produceSentences(topic, PARTITIONS, SEED, produced, produced + chunk);
+        produced += chunk;
         System.out.println("[storm-cluster] SIGKILL worker " + victim + " (kill " + done + "), committed words "
-            + last[0] + "/" + total);
-        long before = last[0];
+            + before + "/" + total + ", sentences in the topic " + produced + "/" + sentences);
         StormCluster.await("a commit after kill " + done, PROGRESS,
             () -> sum(checked(pg.counts(words), expected)) > before || sum(pg.counts(words)) == total);
       }
+      broker.produceSentences(topic, PARTITIONS, SEED, produced, sentences);
       StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
       long beforeSupervisor = sum(checked(pg.counts(words), expected));
       c.killSupervisor("supervisor1");
       System.out.println("[storm-cluster] SIGKILL supervisor1 and its workers, committed words " + beforeSupervisor
           + "/" + total);
+      Map<String, Long> recount = recount(broker.values(topic));
+      assertEquals(expected, recount, "the topic's recount differs from what was produced");
       StormCluster.await("the recount", Duration.ofSeconds(240),
-          () -> checked(pg.counts(words), expected).equals(expected));
+          () -> checked(pg.counts(words), recount).equals(recount));
       Thread.sleep(3000); // nothing may land after the last batch
-      assertEquals(expected, pg.counts(words));
+      assertEquals(recount, pg.counts(words));
       System.out.println("[storm-cluster] worker kills: " + done + ", supervisor kills: 1, words counted: " + total
-          + " (exact)");
+          + " from " + sentences + " Kafka records (exact)");
     } catch (Throwable t) {
       if (cluster != null) {
         System.out.println(cluster.logs());
@@ -91,6 +117,16 @@ class StormClusterWordCountIT {
         assertTrue(left.isEmpty(), () -> "processes left after the teardown: " + left);
       }
     }
+  }
+
+  private static Map<String, Long> recount(List<String> sentences) {
+    Map<String, Long> out = new TreeMap<>();
+    for (String s : sentences) {
+      for (String w : s.split(" ")) {
+        out.merge(w, 1L, Long::sum);
+      }
+    }
+    return out;
   }
 
   private static long sum(Map<String, Long> counts) {

@@ -5,6 +5,8 @@ import io.epochal.trident.EpochalTrident;
 import io.epochal.trident.StormStateBuilder;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.trident.TridentTopology;
+import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
+import org.apache.storm.trident.spout.ISpoutPartition;
 import org.apache.storm.trident.operation.BaseFunction;
 import org.apache.storm.trident.operation.TridentCollector;
 import org.apache.storm.trident.operation.builtin.Count;
@@ -34,18 +36,33 @@ final class WordCountTopology {
     }
   }
 
+  /** The word count over the deterministic {@link SentenceSpout} (field {@code sentence}). */
   static StormTopology build(SentenceSpout spout, String jdbcUrl, String user, String password, String schema,
       int stateParallelism) {
+    return build(spout, "sentence", jdbcUrl, user, password, schema, stateParallelism);
+  }
+
+  /**
+   * The word count over any partitioned opaque spout whose field {@code sentenceField} holds a sentence (e.g.
+   * storm-kafka-client's {@code KafkaTridentSpoutOpaque}, field {@code value}).
+   */
+  static StormTopology build(IOpaquePartitionedTridentSpout<?, ?, ?> spout, String sentenceField, String jdbcUrl,
+      String user, String password, String schema, int stateParallelism) {
     TridentTopology t = new TridentTopology();
     StormStateBuilder state = EpochalTrident.stormState("pg",
         () -> PostgresTableStore.builder(jdbcUrl).user(user).password(password).schema(schema).poolSize(2).build(),
         TABLE);
     // The spout's ranges are recorded beside the state (STORM-1557 guard), in the same PostgreSQL.
-    t.newStream("sentences", state.guard("sentences", spout)).parallelismHint(2)
-        .each(new Fields("sentence"), new Split(), new Fields("word"))
+    t.newStream("sentences", guarded(state, spout)).parallelismHint(2)
+        .each(new Fields(sentenceField), new Split(), new Fields("word"))
         .groupBy(new Fields("word"))
         .persistentAggregate(state.opaque(), new Count(), new Fields("count"))
         .parallelismHint(stateParallelism);
     return t.build();
+  }
+
+  private static <P, Q extends ISpoutPartition, M> IOpaquePartitionedTridentSpout<P, Q, M> guarded(
+      StormStateBuilder state, IOpaquePartitionedTridentSpout<P, Q, M> spout) {
+    return state.guard("sentences", spout);
   }
 }

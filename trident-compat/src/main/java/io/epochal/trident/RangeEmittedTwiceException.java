@@ -1,8 +1,6 @@
 package io.epochal.trident;
 
 import io.epochal.api.Evolving;
-import io.epochal.errors.EpochalException;
-import io.epochal.errors.ErrorContext;
 
 /**
  * A partitioned opaque spout on Storm emitted one range of a partition (the same start metadata, with records) under
@@ -14,11 +12,8 @@ import io.epochal.errors.ErrorContext;
  * @since 0.1.0
  */
 @Evolving
-public final class RangeEmittedTwiceException extends EpochalException {
+public final class RangeEmittedTwiceException extends GuardRefusalException {
   private static final long serialVersionUID = 1L;
-  private final String spout;
-  private final String partition;
-  private final long txid;
   private final long firstTxid;
   private final String start;
 
@@ -34,28 +29,10 @@ public final class RangeEmittedTwiceException extends EpochalException {
       String start) {
     super("spout '" + spout + "' emitted partition " + partition + " from " + start + " under txid " + txid
         + " although txid " + firstTxid + " already emitted that range (STORM-1557: Storm started the txids out of "
-        + "order with several batches in flight); batch " + txid + " is failed so that Storm replays it", null, true,
-        ErrorContext.of(table, spout + "/" + partition).withTxid(txid));
-    this.spout = spout;
-    this.partition = partition;
-    this.txid = txid;
+        + "order with several batches in flight); batch " + txid + " is failed so that Storm replays it", true,
+        table, spout, partition, txid);
     this.firstTxid = firstTxid;
     this.start = start;
-  }
-
-  /** @return the guarded spout's name */
-  public String spout() {
-    return spout;
-  }
-
-  /** @return the spout partition id */
-  public String partition() {
-    return partition;
-  }
-
-  /** @return the refused txid */
-  public long txid() {
-    return txid;
   }
 
   /** @return the other live txid that emitted the range */

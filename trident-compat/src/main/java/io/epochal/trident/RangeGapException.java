@@ -1,8 +1,6 @@
 package io.epochal.trident;
 
 import io.epochal.api.Evolving;
-import io.epochal.errors.EpochalException;
-import io.epochal.errors.ErrorContext;
 
 /**
  * A guarded opaque spout on Storm emitted a partition's range for a txid that does not start where the range of the
@@ -16,11 +14,8 @@ import io.epochal.errors.ErrorContext;
  * @since 0.2.0
  */
 @Evolving
-public final class RangeGapException extends EpochalException {
+public final class RangeGapException extends GuardRefusalException {
   private static final long serialVersionUID = 1L;
-  private final String spout;
-  private final String partition;
-  private final long txid;
   private final long previousTxid;
   private final String start;
   private final String previousEnd;
@@ -38,29 +33,10 @@ public final class RangeGapException extends EpochalException {
       String previousEnd) {
     super("spout '" + spout + "' emitted partition " + partition + " under txid " + txid + " from " + start
         + ", but the range of txid " + previousTxid + " ended at " + previousEnd + ": the records between them would"
-        + " be skipped or repeated; batch " + txid + " is refused", null, false,
-        ErrorContext.of(table, spout + "/" + partition).withTxid(txid));
-    this.spout = spout;
-    this.partition = partition;
-    this.txid = txid;
+        + " be skipped or repeated; batch " + txid + " is refused", false, table, spout, partition, txid);
     this.previousTxid = previousTxid;
     this.start = start;
     this.previousEnd = previousEnd;
-  }
-
-  /** @return the guarded spout's name */
-  public String spout() {
-    return spout;
-  }
-
-  /** @return the spout partition id */
-  public String partition() {
-    return partition;
-  }
-
-  /** @return the refused txid */
-  public long txid() {
-    return txid;
   }
 
   /** @return the txid of the partition's previous recorded emission */

@@ -1,8 +1,6 @@
 package io.epochal.trident;
 
 import io.epochal.api.Evolving;
-import io.epochal.errors.EpochalException;
-import io.epochal.errors.ErrorContext;
 
 /**
  * A guarded spout on Storm was asked to emit a txid more than the batches in flight below the highest txid it already
@@ -16,11 +14,8 @@ import io.epochal.errors.ErrorContext;
  * @since 0.2.0
  */
 @Evolving
-public final class StaleBatchException extends EpochalException {
+public final class StaleBatchException extends GuardRefusalException {
   private static final long serialVersionUID = 1L;
-  private final String spout;
-  private final String partition;
-  private final long txid;
   private final long highestTxid;
   private final long inFlight;
 
@@ -37,28 +32,10 @@ public final class StaleBatchException extends EpochalException {
     super("spout '" + spout + "' was asked to emit partition " + partition + " under txid " + txid
         + ", but txid " + highestTxid + " was already emitted and at most " + inFlight + " batches are in flight: "
         + "a stale coordinator (a resumed frozen worker whose executors Storm reassigned) drives this executor; batch "
-        + txid + " is refused so that it cannot make the next batch skip a range", null, false,
-        ErrorContext.of(table, spout + "/" + partition).withTxid(txid));
-    this.spout = spout;
-    this.partition = partition;
-    this.txid = txid;
+        + txid + " is refused so that it cannot make the next batch skip a range", false,
+        table, spout, partition, txid);
     this.highestTxid = highestTxid;
     this.inFlight = inFlight;
-  }
-
-  /** @return the guarded spout's name */
-  public String spout() {
-    return spout;
-  }
-
-  /** @return the spout partition id */
-  public String partition() {
-    return partition;
-  }
-
-  /** @return the refused txid */
-  public long txid() {
-    return txid;
   }
 
   /** @return the highest txid the partition had emitted */

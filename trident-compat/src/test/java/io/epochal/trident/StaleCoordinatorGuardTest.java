@@ -5,23 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.epochal.store.table.TableStore;
-import io.epochal.store.table.TableStores;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.storm.Config;
-import org.apache.storm.testing.InProcessZookeeper;
 import org.apache.storm.topology.FailedException;
 import org.apache.storm.trident.state.map.MapState;
-import org.apache.storm.trident.testing.MemoryMapState;
-import org.apache.storm.utils.Utils;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A stale master batch coordinator on Storm 2.8.3's own {@code OpaquePartitionedTridentSpoutExecutor} emitter: after
@@ -36,34 +26,8 @@ import org.junit.jupiter.api.Test;
  * does not start where the previous txid's range ended ({@link RangeGapException}).
  */
 class StaleCoordinatorGuardTest {
-  private static final AtomicInteger NAMES = new AtomicInteger();
-  private static final Map<String, TableStore> STORES = new ConcurrentHashMap<>();
-  private static InProcessZookeeper zookeeper;
-
-  @BeforeAll
-  static void startZookeeper() throws Exception {
-    zookeeper = new InProcessZookeeper();
-  }
-
-  @AfterAll
-  static void stopZookeeper() throws Exception {
-    zookeeper.close();
-  }
-
-  private static String register(TableStore store) {
-    String name = "stale-" + NAMES.incrementAndGet();
-    STORES.put(name, store);
-    return name;
-  }
-
-  private static Map<String, Object> conf(int inFlight) {
-    Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
-    conf.put(Config.STORM_ZOOKEEPER_SERVERS, List.of("localhost"));
-    conf.put(Config.STORM_ZOOKEEPER_PORT, (int) zookeeper.getPort());
-    conf.put(Config.TOPOLOGY_MAX_SPOUT_PENDING, inFlight);
-    conf.put(Config.STORM_ID, "stale-" + NAMES.incrementAndGet());
-    return conf;
-  }
+  @RegisterExtension
+  static final GuardWorld WORLD = new GuardWorld("stale");
 
   private static List<String> sentences() {
     return Sentences.make(60, 4242);
@@ -73,28 +37,12 @@ class StaleCoordinatorGuardTest {
     return Sentences.counts(sentences());
   }
 
-  @SuppressWarnings("unchecked")
-  private static MapState<Object> memory(Map<String, Object> conf) {
-    return (MapState<Object>) new MemoryMapState.Factory().makeState(conf, null, 0, 1);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static MapState<Object> epochal(StormStateBuilder state, Map<String, Object> conf) {
-    return (MapState<Object>) state.opaque().makeState(conf, null, 0, 1);
-  }
-
   private static long total(MapState<Object> state) {
-    List<List<Object>> keys = new ArrayList<>();
-    expected().keySet().forEach(w -> keys.add(List.of(w)));
-    long n = 0;
-    for (Object v : state.multiGet(keys)) {
-      n += v == null ? 0 : ((Number) v).longValue();
-    }
-    return n;
+    return GuardWorld.sum(GuardWorld.counts(state, expected().keySet()));
   }
 
   private static long sum(Map<String, Long> counts) {
-    return counts.values().stream().mapToLong(Long::longValue).sum();
+    return GuardWorld.sum(counts);
   }
 
   /** Txids 1..5 emitted and committed in order, one batch in flight. */
@@ -107,8 +55,8 @@ class StaleCoordinatorGuardTest {
 
   @Test
   void stormSkipsTheRangeAStaleCoordinatorsBatchTookThenRepeatsTheNext() {
-    Map<String, Object> conf = conf(1);
-    MapState<Object> storm = memory(conf);
+    Map<String, Object> conf = WORLD.conf(1);
+    MapState<Object> storm = GuardWorld.memory(conf);
     List<MapState<Object>> states = List.of(storm);
     List<List<String>> data = TestPartitionedSpouts.split(sentences(), 2);
     StormEmitterDriver e = new StormEmitterDriver(new TestPartitionedSpouts.Opaque(data, 3), conf);
@@ -140,11 +88,10 @@ class StaleCoordinatorGuardTest {
 
   @Test
   void theGuardRefusesTheStaleBatchBeforeStormCachesItAndTheCountsStayExact() {
-    Map<String, Object> conf = conf(1);
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
-    MapState<Object> epochal = epochal(state, conf);
-    MapState<Object> storm = memory(conf);
+    Map<String, Object> conf = WORLD.conf(1);
+    StormStateBuilder state = WORLD.newState();
+    MapState<Object> epochal = GuardWorld.epochal(state, conf);
+    MapState<Object> storm = GuardWorld.memory(conf);
     List<MapState<Object>> states = List.of(epochal, storm);
     StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(
         TestPartitionedSpouts.split(sentences(), 2), 3)), conf);
@@ -165,10 +112,9 @@ class StaleCoordinatorGuardTest {
 
   @Test
   void replaysWithinTheBatchesInFlightAreNotStale() {
-    Map<String, Object> conf = conf(3);
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
-    MapState<Object> epochal = epochal(state, conf);
+    Map<String, Object> conf = WORLD.conf(3);
+    StormStateBuilder state = WORLD.newState();
+    MapState<Object> epochal = GuardWorld.epochal(state, conf);
     List<MapState<Object>> states = List.of(epochal);
     StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(
         TestPartitionedSpouts.split(sentences(), 2), 3)), conf);
@@ -190,10 +136,9 @@ class StaleCoordinatorGuardTest {
 
   @Test
   void aReplayThatDoesNotStartWhereThePreviousTxidEndedIsRefused() {
-    Map<String, Object> conf = conf(3);
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
-    MapState<Object> epochal = epochal(state, conf);
+    Map<String, Object> conf = WORLD.conf(3);
+    StormStateBuilder state = WORLD.newState();
+    MapState<Object> epochal = GuardWorld.epochal(state, conf);
     List<MapState<Object>> states = List.of(epochal);
     StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(
         TestPartitionedSpouts.split(sentences(), 2), 3)), conf);

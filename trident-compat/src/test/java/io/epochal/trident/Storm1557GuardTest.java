@@ -7,35 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.errors.LeaseLostException;
-import io.epochal.store.table.TableStore;
-import io.epochal.store.table.TableStores;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.storm.Config;
-import org.apache.storm.task.TopologyContext;
-import org.apache.storm.testing.InProcessZookeeper;
 import org.apache.storm.topology.FailedException;
-import org.apache.storm.trident.operation.TridentCollector;
-import org.apache.storm.trident.operation.builtin.Count;
-import org.apache.storm.trident.spout.ICommitterTridentSpout;
 import org.apache.storm.trident.spout.IOpaquePartitionedTridentSpout;
-
-import org.apache.storm.trident.spout.OpaquePartitionedTridentSpoutExecutor;
-import org.apache.storm.trident.state.CombinerValueUpdater;
-import org.apache.storm.trident.state.ValueUpdater;
 import org.apache.storm.trident.state.map.MapState;
-import org.apache.storm.trident.testing.MemoryMapState;
-import org.apache.storm.trident.topology.TransactionAttempt;
-import org.apache.storm.tuple.Fields;
-import org.apache.storm.utils.Utils;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * STORM-1557 reproduced on Storm 2.8.3's own {@code OpaquePartitionedTridentSpoutExecutor} emitter (its per-txid
@@ -47,34 +25,8 @@ import org.junit.jupiter.api.Test;
  * does (one {@code multiUpdate} of Count per committed batch) into Storm's {@code MemoryMapState} and Epochal's state.
  */
 class Storm1557GuardTest {
-  private static final AtomicInteger NAMES = new AtomicInteger();
-  private static final Map<String, TableStore> STORES = new ConcurrentHashMap<>();
-  private static InProcessZookeeper zookeeper;
-
-  @BeforeAll
-  static void startZookeeper() throws Exception {
-    zookeeper = new InProcessZookeeper();
-  }
-
-  @AfterAll
-  static void stopZookeeper() throws Exception {
-    zookeeper.close();
-  }
-
-  private static String register(TableStore store) {
-    String name = "g1557-" + NAMES.incrementAndGet();
-    STORES.put(name, store);
-    return name;
-  }
-
-  private static Map<String, Object> conf() {
-    Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
-    conf.put(Config.STORM_ZOOKEEPER_SERVERS, List.of("localhost"));
-    conf.put(Config.STORM_ZOOKEEPER_PORT, (int) zookeeper.getPort());
-    conf.put(Config.TOPOLOGY_MAX_SPOUT_PENDING, 3);
-    conf.put(Config.STORM_ID, "storm1557-" + NAMES.incrementAndGet());
-    return conf;
-  }
+  @RegisterExtension
+  static final GuardWorld WORLD = new GuardWorld("storm1557");
 
   private static List<List<String>> data() {
     return TestPartitionedSpouts.split(Sentences.make(60, 1557), 2);
@@ -84,40 +36,19 @@ class Storm1557GuardTest {
     return Sentences.counts(Sentences.make(60, 1557));
   }
 
-  @SuppressWarnings("unchecked")
-  private static MapState<Object> stormMemoryState(Map<String, Object> conf) {
-    return (MapState<Object>) new MemoryMapState.Factory().makeState(conf, null, 0, 1);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static MapState<Object> epochalState(StormStateBuilder state, Map<String, Object> conf) {
-    return (MapState<Object>) state.opaque().makeState(conf, null, 0, 1);
-  }
-
   private static Map<String, Long> counts(MapState<Object> state) {
-    List<String> words = new ArrayList<>(expected().keySet());
-    List<List<Object>> keys = new ArrayList<>();
-    words.forEach(w -> keys.add(List.of(w)));
-    List<Object> values = state.multiGet(keys);
-    Map<String, Long> out = new HashMap<>();
-    for (int i = 0; i < words.size(); i++) {
-      if (values.get(i) != null) {
-        out.put(words.get(i), ((Number) values.get(i)).longValue());
-      }
-    }
-    return out;
+    return GuardWorld.counts(state, expected().keySet());
   }
 
   private static long total(Map<String, Long> counts) {
-    return counts.values().stream().mapToLong(Long::longValue).sum();
+    return GuardWorld.sum(counts);
   }
 
   @Test
   void stormCountsARangeTwiceWhenTxid3IsEmittedBeforeTxid2() {
-    Map<String, Object> conf = conf();
-    String store = register(TableStores.inMemory());
-    MapState<Object> storm = stormMemoryState(conf);
-    MapState<Object> epochal = epochalState(EpochalTrident.stormState(store, () -> STORES.get(store), "wc"), conf);
+    Map<String, Object> conf = WORLD.conf(3);
+    MapState<Object> storm = GuardWorld.memory(conf);
+    MapState<Object> epochal = GuardWorld.epochal(WORLD.newState(), conf);
     List<MapState<Object>> states = List.of(storm, epochal);
     StormEmitterDriver e = new StormEmitterDriver(new TestPartitionedSpouts.Opaque(data(), 3), conf);
     e.emit(1, 0);
@@ -141,11 +72,10 @@ class Storm1557GuardTest {
 
   @Test
   void theGuardFailsTheSecondEmissionOfTheRangeAndTheReplayCountsExactly() {
-    Map<String, Object> conf = conf();
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
-    MapState<Object> epochal = epochalState(state, conf);
-    MapState<Object> storm = stormMemoryState(conf);
+    Map<String, Object> conf = WORLD.conf(3);
+    StormStateBuilder state = WORLD.newState();
+    MapState<Object> epochal = GuardWorld.epochal(state, conf);
+    MapState<Object> storm = GuardWorld.memory(conf);
     List<MapState<Object>> states = List.of(epochal, storm);
     StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
     e.emit(1, 0);
@@ -178,10 +108,9 @@ class Storm1557GuardTest {
 
   @Test
   void replaysInOrderAreNeverRefusedEvenWhenTheyReCutTheBatches() {
-    Map<String, Object> conf = conf();
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
-    MapState<Object> epochal = epochalState(state, conf);
+    Map<String, Object> conf = WORLD.conf(3);
+    StormStateBuilder state = WORLD.newState();
+    MapState<Object> epochal = GuardWorld.epochal(state, conf);
     List<MapState<Object>> states = List.of(epochal);
     StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3)), conf);
     e.emit(1, 0);
@@ -204,9 +133,8 @@ class Storm1557GuardTest {
 
   @Test
   void aZombieEmitterOfTheSameTaskCannotRecord() {
-    Map<String, Object> conf = conf();
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
+    Map<String, Object> conf = WORLD.conf(3);
+    StormStateBuilder state = WORLD.newState();
     IOpaquePartitionedTridentSpout<Integer, TestPartitionedSpouts.Partition, Map<String, Object>> guarded =
         state.guard("sentences", new TestPartitionedSpouts.Opaque(data(), 3));
     StormEmitterDriver zombie = new StormEmitterDriver(guarded, conf);
@@ -218,9 +146,8 @@ class Storm1557GuardTest {
 
   @Test
   void emptyEmissionsUnderTwoTxidsAreNotRefusedAsRepeats() {
-    Map<String, Object> conf = conf();
-    String store = register(TableStores.inMemory());
-    StormStateBuilder state = EpochalTrident.stormState(store, () -> STORES.get(store), "wc");
+    Map<String, Object> conf = WORLD.conf(3);
+    StormStateBuilder state = WORLD.newState();
     StormEmitterDriver e = new StormEmitterDriver(state.guard("sentences", new TestPartitionedSpouts.Opaque(
         List.of(List.of(), List.of()), 3)), conf);
     assertEquals(0, e.emit(2, 0));
