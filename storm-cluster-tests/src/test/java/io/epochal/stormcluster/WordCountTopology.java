@@ -1,6 +1,6 @@
 package io.epochal.stormcluster;
 
-import io.epochal.store.postgres.PostgresTableStore;
+import io.epochal.store.table.TableStore;
 import io.epochal.trident.EpochalTrident;
 import io.epochal.trident.StormStateBuilder;
 import org.apache.storm.generated.StormTopology;
@@ -16,7 +16,7 @@ import org.apache.storm.tuple.Values;
 
 /**
  * The word count the cluster runs: sentences (through the STORM-1557 guard), split, grouped, counted into Epochal
- * opaque state on PostgreSQL.
+ * opaque state on a shared store (PostgreSQL, or the YTsaurus protocol double).
  */
 final class WordCountTopology {
   static final String TABLE = "word_counts";
@@ -36,23 +36,16 @@ final class WordCountTopology {
     }
   }
 
-  /** The word count over the deterministic {@link SentenceSpout} (field {@code sentence}). */
-  static StormTopology build(SentenceSpout spout, String jdbcUrl, String user, String password, String schema,
-      int stateParallelism) {
-    return build(spout, "sentence", jdbcUrl, user, password, schema, stateParallelism);
-  }
-
   /**
    * The word count over any partitioned opaque spout whose field {@code sentenceField} holds a sentence (e.g.
-   * storm-kafka-client's {@code KafkaTridentSpoutOpaque}, field {@code value}).
+   * storm-kafka-client's {@code KafkaTridentSpoutOpaque}, field {@code value}), its state and the guard's ledger in
+   * the store {@code store} opens in each worker.
    */
-  static StormTopology build(IOpaquePartitionedTridentSpout<?, ?, ?> spout, String sentenceField, String jdbcUrl,
-      String user, String password, String schema, int stateParallelism) {
+  static StormTopology build(IOpaquePartitionedTridentSpout<?, ?, ?> spout, String sentenceField,
+      EpochalTrident.SerializableSupplier<? extends TableStore> store, int stateParallelism) {
     TridentTopology t = new TridentTopology();
-    StormStateBuilder state = EpochalTrident.stormState("pg",
-        () -> PostgresTableStore.builder(jdbcUrl).user(user).password(password).schema(schema).poolSize(2).build(),
-        TABLE);
-    // The spout's ranges are recorded beside the state (STORM-1557 guard), in the same PostgreSQL.
+    StormStateBuilder state = EpochalTrident.stormState("cluster", store, TABLE);
+    // The spout's ranges are recorded beside the state (STORM-1557 guard), in the same store.
     t.newStream("sentences", guarded(state, spout)).parallelismHint(2)
         .each(new Fields(sentenceField), new Split(), new Fields("word"))
         .groupBy(new Fields("word"))
