@@ -290,9 +290,11 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
         List<K> keys = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
           Optional<Row> row = rows.get(i);
-          if (row.isEmpty() || row.get().getLong("seq") != seqs.get(i)) {
+          // by value: getLong and the list are boxed, and Longs outside [-128, 127] are distinct objects
+          Long stored = row.isEmpty() ? null : row.get().getLong("seq");
+          if (stored == null || stored.longValue() != seqs.get(i).longValue()) {
             throw corrupted(timerKeys.get(i), "slot " + seqs.get(i) + " of trigger " + trigger + " names a timer "
-                + (row.isEmpty() ? "that has no row" : "whose row has seq " + row.get().getLong("seq")));
+                + (row.isEmpty() ? "that has no row" : "whose row has seq " + stored));
           }
           keys.add(decodeKey(timerKeys.get(i), keyBytes.get(i)));
         }
