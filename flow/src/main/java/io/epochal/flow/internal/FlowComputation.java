@@ -74,7 +74,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     InitContext<K> spec = InitContext.declaring(this);
     probe.init(spec);
     this.declared = spec.finish();
-    this.hasTimers = !spec.timers().isEmpty();
+    this.hasTimers = !spec.timers().isEmpty()
+        || spec.states().stream().anyMatch(st -> st.spec().ttl().isPresent());
   }
 
   io.epochal.flow.TimerClock clock() {
@@ -82,8 +83,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   }
 
   /**
-   * Every partition runs every batch when the computation declares timers (any partition may have due timers) or has
-   * a watermark (which may advance in any batch).
+   * Every partition runs every batch when the computation declares timers or a state with a TTL (any partition may
+   * have due timers or expirations) or has a watermark (which may advance in any batch).
    */
   @Override
   public boolean takesEveryBatch() {

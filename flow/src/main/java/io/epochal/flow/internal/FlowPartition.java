@@ -35,6 +35,10 @@ public final class FlowPartition<K, T, R> implements State {
   private volatile io.epochal.state.Epoch engineEpoch;
   /** The watermark as the processor sees it: at the batch's start while processing, after its records in onTimer. */
   private volatile long watermark = Long.MIN_VALUE;
+  /** Whether a state has a TTL. */
+  private final boolean expiring;
+  /** The processing time of the attempt for the TTL states (read once, at begin). */
+  private volatile long ttlProcessingTime;
 
   FlowPartition(FlowComputation<K, T, R> computation, StateContext context, EpochBuffer staging) {
     this.computation = computation;
@@ -58,6 +62,7 @@ public final class FlowPartition<K, T, R> implements State {
     this.joiners = init.joiners();
     this.timers = init.timers();
     this.watermarks = computation.watermark();
+    this.expiring = states.stream().anyMatch(MutableClient::expires);
   }
 
   private IllegalStateException mismatch(List<InitContext.Declared> declared, List<InitContext.Declared> expected) {
@@ -92,6 +97,12 @@ public final class FlowPartition<K, T, R> implements State {
     if (watermarks != null) {
       watermarks.begin(engineEpoch, buffer);
       watermark = watermarks.startWatermark(engineEpoch);
+    }
+    if (expiring) {
+      ttlProcessingTime = computation.clock().processingTime(engineEpoch.attempt());
+      for (MutableClient<K, ?> s : states) {
+        s.ttlReadTime(ttlProcessingTime, watermark);
+      }
     }
     this.engineEpoch = engineEpoch;
     epoch = e;
@@ -162,9 +173,21 @@ public final class FlowPartition<K, T, R> implements State {
     if (watermarks != null) {
       watermark = watermarks.advance(engineEpoch);
     }
-    if (timers.isEmpty()) {
-      return;
+    if (!timers.isEmpty()) {
+      fireTimers(e, batch, out);
     }
+    if (expiring) {
+      long eventTime = watermark == Long.MIN_VALUE ? -1 : watermark;
+      for (MutableClient<K, ?> s : states) {
+        if (s.expires()) {
+          s.expire(s.spec().ttl().orElseThrow().domain() == io.epochal.flow.TimeDomain.PROCESSING_TIME
+              ? ttlProcessingTime : eventTime);
+        }
+      }
+    }
+  }
+
+  private void fireTimers(Epoch e, BatchAttempt batch, java.util.function.BiConsumer<? super K, ? super R> out) {
     long processingTime = computation.clock().processingTime(batch);
     long eventTime = watermark == Long.MIN_VALUE ? -1 : watermark;
     PartitionTimers.Handler<K> handler = new PartitionTimers.Handler<>() {
@@ -202,7 +225,12 @@ public final class FlowPartition<K, T, R> implements State {
     }
     try {
       for (MutableClient<K, ?> s : states) {
-        s.flush();
+        if (s.expires()) {
+          s.flush(s.spec().ttl().orElseThrow().domain() == io.epochal.flow.TimeDomain.PROCESSING_TIME
+              ? ttlProcessingTime : watermark);
+        } else {
+          s.flush();
+        }
       }
       for (PartitionTimers<K, ?> t : timers) {
         t.flush();
