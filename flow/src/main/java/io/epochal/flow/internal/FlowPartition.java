@@ -35,6 +35,12 @@ public final class FlowPartition<K, T, R> implements State {
   private volatile io.epochal.state.Epoch engineEpoch;
   /** The watermark as the processor sees it: at the batch's start while processing, after its records in onTimer. */
   private volatile long watermark = Long.MIN_VALUE;
+  /** The input delay, null without one. */
+  private final io.epochal.flow.DelaySpec<T> delay;
+  /** The buffer of delayed records (hidden event-time timers), null without a delay. */
+  private final PartitionTimers<byte[], T> delayed;
+  /** The number of the next record buffered in this attempt. */
+  private int delayedSeq;
   /** Whether a state has a TTL. */
   private final boolean expiring;
   /** The processing time of the attempt for the TTL states (read once, at begin). */
@@ -47,6 +53,8 @@ public final class FlowPartition<K, T, R> implements State {
     InitContext<K> init = InitContext.partition(computation, context.pipeline(), context.partitionIndex(),
         context.numPartitions(), staging, () -> epoch, () -> watermark);
     processor.init(init);
+    this.delay = computation.delay();
+    this.delayed = delay == null ? null : init.delayBuffer(delay);
     List<InitContext.Declared> declared = init.finish();
     List<InitContext.Declared> expected = computation.declared();
     if (declared.size() != expected.size()) {
@@ -94,6 +102,10 @@ public final class FlowPartition<K, T, R> implements State {
     for (PartitionTimers<K, ?> t : timers) {
       t.begin(e);
     }
+    if (delayed != null) {
+      delayed.begin(e);
+      delayedSeq = 0;
+    }
     if (watermarks != null) {
       watermarks.begin(engineEpoch, buffer);
       watermark = watermarks.startWatermark(engineEpoch);
@@ -114,6 +126,9 @@ public final class FlowPartition<K, T, R> implements State {
    */
   public void load(BatchAttempt batch, List<K> keys) {
     requireEpoch(batch.txid(), "load");
+    if (delayed != null) {
+      return; // the batch's records are buffered, not processed: their keys are loaded when they are released
+    }
     for (MutableClient<K, ?> s : states) {
       s.load(keys);
     }
@@ -134,7 +149,7 @@ public final class FlowPartition<K, T, R> implements State {
           + "' ended while processing");
     }
     if (watermarks == null || watermark == Long.MIN_VALUE) {
-      processor.process(key, records, out::accept);
+      deliver(batch, key, records, out);
       return;
     }
     List<T> onTime = new java.util.ArrayList<>(records.size());
@@ -143,24 +158,73 @@ public final class FlowPartition<K, T, R> implements State {
       (watermarks.strategy().timestampOf(r) < watermark ? late : onTime).add(r);
     }
     if (late.isEmpty()) {
-      processor.process(key, records, out::accept);
+      deliver(batch, key, records, out);
       return;
     }
     watermarks.countLate(engineEpoch, late.size());
     switch (watermarks.strategy().latePolicy()) {
-      case PROCESS -> processor.process(key, records, out::accept);
+      case PROCESS -> deliver(batch, key, records, out);
       case DROP -> {
         if (!onTime.isEmpty()) {
-          processor.process(key, java.util.Collections.unmodifiableList(onTime), out::accept);
+          deliver(batch, key, java.util.Collections.unmodifiableList(onTime), out);
         }
       }
       case SIDE_OUTPUT -> {
         if (!onTime.isEmpty()) {
-          processor.process(key, java.util.Collections.unmodifiableList(onTime), out::accept);
+          deliver(batch, key, java.util.Collections.unmodifiableList(onTime), out);
         }
         processor.processLate(key, java.util.Collections.unmodifiableList(late), out::accept);
       }
       default -> throw new IllegalStateException("late policy " + watermarks.strategy().latePolicy());
+    }
+  }
+
+  /** Processes the records now, or buffers them until the watermark passes their timestamp plus the delay. */
+  private void deliver(BatchAttempt batch, K key, List<T> records, Consumer<? super R> out) {
+    if (delayed == null) {
+      processor.process(key, records, out::accept);
+      return;
+    }
+    for (T r : records) {
+      long ts = watermarks.strategy().timestampOf(r);
+      long d = delay.millis();
+      long release = ts > Long.MAX_VALUE - d ? Long.MAX_VALUE : Math.max(0, ts + d);
+      byte[] id = java.nio.ByteBuffer.allocate(12).putLong(batch.txid()).putInt(delayedSeq++).array();
+      delayed.add(id, release, r);
+    }
+  }
+
+  /**
+   * Releases the buffered records due at {@code eventTime} (at most the delay's bound, in release order), grouped by
+   * key in order of their first released record, and processes each key's records once, after loading their keys.
+   */
+  private void release(long eventTime, java.util.function.BiConsumer<? super K, ? super R> out) {
+    java.util.LinkedHashMap<K, List<T>> released = new java.util.LinkedHashMap<>();
+    delayed.fire(eventTime, new PartitionTimers.Handler<>() {
+      @Override
+      public void load(List<byte[]> ids) {
+      }
+
+      @Override
+      public void fire(byte[] id, io.epochal.flow.Timer timer) {
+        T r = delayed.payloadOf(timer).orElseThrow(() -> new IllegalStateException("a delayed record of computation '"
+            + computation.name() + "' has no payload"));
+        released.computeIfAbsent(computation.keyFn().apply(r), k -> new java.util.ArrayList<>()).add(r);
+      }
+    });
+    if (released.isEmpty()) {
+      return;
+    }
+    List<K> keys = new java.util.ArrayList<>(released.keySet());
+    for (MutableClient<K, ?> s : states) {
+      s.load(keys);
+    }
+    for (JoinedClient<K, ?> j : joiners) {
+      j.load(keys);
+    }
+    for (java.util.Map.Entry<K, List<T>> e : released.entrySet()) {
+      K key = e.getKey();
+      processor.process(key, java.util.Collections.unmodifiableList(e.getValue()), r -> out.accept(key, r));
     }
   }
 
@@ -172,6 +236,9 @@ public final class FlowPartition<K, T, R> implements State {
     Epoch e = requireEpoch(batch.txid(), "finish");
     if (watermarks != null) {
       watermark = watermarks.advance(engineEpoch);
+    }
+    if (delayed != null) {
+      release(watermark == Long.MIN_VALUE ? -1 : watermark, out);
     }
     if (!timers.isEmpty()) {
       fireTimers(e, batch, out);
@@ -235,6 +302,9 @@ public final class FlowPartition<K, T, R> implements State {
       for (PartitionTimers<K, ?> t : timers) {
         t.flush();
       }
+      if (delayed != null) {
+        delayed.flush();
+      }
     } finally {
       e.end();
     }
@@ -257,6 +327,9 @@ public final class FlowPartition<K, T, R> implements State {
     }
     for (PartitionTimers<K, ?> t : timers) {
       t.abort();
+    }
+    if (delayed != null) {
+      delayed.abort();
     }
   }
 

@@ -241,6 +241,33 @@ final class InitContext<K> implements ProcessorContext<K> {
     return client;
   }
 
+  /** The name of the hidden timer spec that buffers a delayed computation's records. */
+  static final String DELAYED = ".delayed";
+
+  /**
+   * Claims, opens and checks the tables buffering the delayed records of the computation's partition: a hidden
+   * event-time timer spec whose timers are the buffered records (key: the record's txid and number in its batch
+   * attempt, trigger: timestamp plus delay, payload: the encoded record). Not a declaration of the processor's.
+   */
+  <T> PartitionTimers<byte[], T> delayBuffer(io.epochal.flow.DelaySpec<T> delay) {
+    Objects.requireNonNull(delay, "delay");
+    if (!staging.atomic()) {
+      throw new IllegalStateException("the input delay of computation '" + computation.name() + "' needs the epoch "
+          + "protocol (a store with atomic multi-table commit), but pipeline '" + pipeline + "' commits per key on "
+          + staging.store().describe());
+    }
+    io.epochal.flow.TimerSpec<byte[], T> spec = io.epochal.flow.TimerSpec.withPayload(DELAYED,
+        io.epochal.flow.TimeDomain.EVENT_TIME, io.epochal.codec.Codecs.bytes(), delay.records())
+        .maxFiredPerBatch(delay.maxReleasedPerBatch()).pageSize(delay.pageSize()).build();
+    String base = internalPath(computation.name(), DELAYED);
+    for (String path : TimerTables.paths(base)) {
+      staging.claim(path, "computation '" + computation.name() + "' delayed input of pipeline '" + pipeline + "'");
+    }
+    TimerTables tables = TimerTables.open(staging.store(), base, spec);
+    boolean recorded = tables.checkPartitions(staging, pipeline, computation.name(), spec.name(), partitions);
+    return new PartitionTimers<>(spec, computation.name(), partition, partitions, recorded, tables, epochs);
+  }
+
   @Override
   public long currentWatermark() {
     return watermark.getAsLong();
