@@ -28,6 +28,9 @@ import java.util.function.Predicate;
  * {@link io.epochal.cache.StateCache} between epochs ({@link Builder#cached}); this is safe because a state is its
  * table's only writer.
  *
+ * <p>Expiry: with {@link Builder#ttl} a key not written for the TTL reads as absent and is deleted in a later epoch
+ * (see {@link StateTtl}).
+ *
  * <p>Immutable and thread-safe.
  *
  * @param <K> the key type

@@ -229,6 +229,19 @@ class TtlTest {
   }
 
   @Test
+  void shouldRefuseToChangeTheDomainOfAnExistingTtlButAcceptANewDuration() {
+    run("set a 1");
+    domain = TimeDomain.EVENT_TIME;
+    strategy = EventScript.strategy(0).build();
+    assertThrows(io.epochal.errors.SchemaMismatchException.class, () -> build(new FaultInjector(List.of())));
+    domain = TimeDomain.PROCESSING_TIME;
+    strategy = null;
+    ttl = Duration.ofMillis(1000);
+    run("get a", "set b 1", "", "get a, get b");  // a keeps its deadline 35 (written under 25 ms); b gets 1030
+    assertEquals(Set.of("2:get a=1", "5:get a=-", "5:get b=1"), outputs());
+  }
+
+  @Test
   void shouldRefuseATtlOnThePerKeyProtocol() {
     TableStore perKey = TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
     PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).checkpointStore(TableCheckpointStore.on(perKey))
