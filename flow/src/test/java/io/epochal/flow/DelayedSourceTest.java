@@ -176,6 +176,28 @@ class DelayedSourceTest {
   }
 
   @Test
+  void shouldBufferWithoutLookingUpTheBufferedRecords() {
+    delay = DelaySpec.of(Duration.ofSeconds(10), DelayScript.CODEC);   // none released in the batch
+    FlowTesting.CountingStore counting = new FlowTesting.CountingStore(TableStores.inMemory());
+    List<Ev> batch = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      batch.add(ev("r" + i + " k" + (i % 10), 1000 + i));
+    }
+    spout.batches.add(batch);
+    PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).checkpointStore(TableCheckpointStore.on(counting));
+    Flow.process(builder.source(spout), "c", Ev::key, DelayScript::new, FlowStates.create(), strategy, delay)
+        .to("out", out);
+    try (Pipeline p = builder.build()) {
+      counting.reset();
+      p.runUntilIdle();
+    }
+    assertEquals(0, counting.lookups(PIPELINE + "/c/.delayed.timers"), "each buffered record is new by construction");
+    assertEquals(0, counting.lookups(PIPELINE + "/c/seen"), "no state is loaded for records that are only buffered");
+    assertEquals(200, counting.rowsWritten.get(PIPELINE + "/c/.delayed.timers").get());
+    assertEquals(List.of(), outputs());
+  }
+
+  @Test
   void shouldValidateTheDelay() {
     assertThrows(IllegalArgumentException.class, () -> DelaySpec.of(Duration.ofMillis(-1), DelayScript.CODEC));
     assertThrows(IllegalArgumentException.class, () -> delay.withMaxReleasedPerBatch(0));

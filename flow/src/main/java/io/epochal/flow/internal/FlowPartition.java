@@ -190,7 +190,7 @@ public final class FlowPartition<K, T, R> implements State {
       long d = delay.millis();
       long release = ts > Long.MAX_VALUE - d ? Long.MAX_VALUE : Math.max(0, ts + d);
       byte[] id = java.nio.ByteBuffer.allocate(12).putLong(batch.txid()).putInt(delayedSeq++).array();
-      delayed.add(id, release, r);
+      delayed.addNew(id, release, r); // (txid, number in the attempt): new by construction, no lookup
     }
   }
 

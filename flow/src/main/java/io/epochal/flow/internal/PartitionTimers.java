@@ -143,6 +143,31 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
     addEncoded(key, trigger, codec.encode(payload));
   }
 
+  /**
+   * Adds a timer whose identity (key, trigger) the caller guarantees is new (no pending timer has it, none was added
+   * in this epoch): no lookup of the timers table. For the buffer of delayed records, whose keys are unique.
+   */
+  void addNew(K key, long trigger, P payload) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(payload, "payload");
+    if (trigger < 0) {
+      throw new IllegalArgumentException("timer '" + spec.name() + "': trigger " + trigger + " is negative");
+    }
+    requireEpoch();
+    if (firing) {
+      throw new IllegalStateException("addNew while firing timers '" + spec.name() + "'");
+    }
+    Codec<P> codec = spec.payloads().orElseThrow(() -> new IllegalStateException("timer spec '" + spec.name()
+        + "' has no payload codec"));
+    byte[] kb = spec.keys().encode(key);
+    TimerTree.Node leaf = tree.node(0, trigger);
+    long seq = leaf.nextSeq++;
+    tree.count(trigger, +1);
+    epoch.buffer.upsert(tables.timers(), Row.builder(timerKey(trigger, kb)).set("seq", seq)
+        .set("payload", codec.encode(payload)).build());
+    epoch.buffer.upsert(tables.slots(), Row.builder(slotKey(trigger, seq)).set("key", kb).build());
+  }
+
   private void addEncoded(K key, long trigger, byte[] payload) {
     Objects.requireNonNull(key, "key");
     if (trigger < 0) {
