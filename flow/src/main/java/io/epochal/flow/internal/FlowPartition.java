@@ -12,8 +12,10 @@ import java.util.function.Consumer;
  * One partition of a Flow computation, driven by the engine as a {@link State}: {@code begin(epoch)} starts the
  * Flow epoch of the engine's epoch (whose staging is the epoch buffer), {@link #load} loads the batch's keys (one bulk
  * lookup per state), {@link #process} runs the processor for one key (sorting out late records against the
- * watermark, if the computation has one), {@link #finish} fires the due timers (event-time ones up to the watermark
- * advanced by the batch's records), {@code end()} writes the changed states into the epoch buffer and ends the epoch,
+ * watermark, if the computation has one; with an input delay it buffers them instead), {@link #finish} releases the
+ * due delayed records, fires the due timers (event-time ones up to the watermark advanced by the batch's records) and
+ * the due expirations of states with a TTL, {@code end()} writes the changed states (and their deadlines) into the
+ * epoch buffer and ends the epoch,
  * {@code abort()} ends it and drops the cache regions of the read-write states. Driven by the keyed-process node of {@code GroupedStream.process}, which attaches each emitted record to its key.
  * Used by one thread at a time (the engine's contract for a state partition). Internal.
  *
