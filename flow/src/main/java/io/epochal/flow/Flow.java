@@ -67,7 +67,7 @@ public final class Flow {
    */
   public static <K, T, R> Stream<R> process(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states) {
-    return declare(input, name, keyFn, processor, states, null);
+    return declare(input, name, keyFn, processor, states, null, null);
   }
 
   /**
@@ -87,16 +87,39 @@ public final class Flow {
   public static <K, T, R> Stream<R> process(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states,
       WatermarkStrategy<? super T> watermarks) {
-    return declare(input, name, keyFn, processor, states, Objects.requireNonNull(watermarks, "watermarks"));
+    return declare(input, name, keyFn, processor, states, Objects.requireNonNull(watermarks, "watermarks"), null);
+  }
+
+  /**
+   * Like {@link #process(Stream, String, Function, Supplier, FlowStates, WatermarkStrategy)}, reading the input with
+   * an event-time delay (see {@link DelaySpec}): each record (after the late policy sorted it out: late records are
+   * delayed under {@code PROCESS}, dropped under {@code DROP}, handed to {@code processLate} at once under
+   * {@code SIDE_OUTPUT}) is buffered in the internal tables {@code <pipeline>/<name>/.delayed.timers},
+   * {@code .delayed.timer-slots} and {@code .delayed.timer-tree}, claimed like a state's, and reaches
+   * {@link KeyedProcessor#process} in the first batch after whose records the watermark is at least its timestamp
+   * plus the delay: after that batch's records, before its timers fire, with the watermark after the batch's records
+   * ({@link ProcessorContext#currentWatermark}). The records' timestamps move the watermark when they arrive, not
+   * when they are released. Buffering and release commit with the epochs, like timers.
+   *
+   * @param delay the delay and the codec of the buffered records
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException as the other overloads
+   * @since 0.5.0
+   */
+  public static <K, T, R> Stream<R> process(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states,
+      WatermarkStrategy<? super T> watermarks, DelaySpec<T> delay) {
+    return declare(input, name, keyFn, processor, states, Objects.requireNonNull(watermarks, "watermarks"),
+        Objects.requireNonNull(delay, "delay"));
   }
 
   private static <K, T, R> Stream<R> declare(Stream<T> input, String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processor, FlowStates states,
-      WatermarkStrategy<? super T> watermarks) {
+      WatermarkStrategy<? super T> watermarks, DelaySpec<T> delay) {
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(states, "states");
     FlowComputation<K, T, R> computation = new FlowComputation<>(name, keyFn, processor, states.cache(),
-        states.clock(), watermarks);
+        states.clock(), watermarks, delay);
     computation.watermarkObserver().ifPresent(observer -> input.partitionPersist(
         WatermarkObserver.stateName(name), observer, WatermarkObserver.updater()));
     return input.<K>groupBy(keyFn).process(name, computation, new KeyedProcessFunction<FlowPartition<K, T, R>, K, T,

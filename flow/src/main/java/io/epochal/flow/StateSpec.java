@@ -28,6 +28,9 @@ import java.util.function.Predicate;
  * {@link io.epochal.cache.StateCache} between epochs ({@link Builder#cached}); this is safe because a state is its
  * table's only writer.
  *
+ * <p>Expiry: with {@link Builder#ttl} a key not written for the TTL reads as absent and is deleted in a later epoch
+ * (see {@link StateTtl}).
+ *
  * <p>Immutable and thread-safe.
  *
  * @param <K> the key type
@@ -44,6 +47,7 @@ public final class StateSpec<K, S> {
   private final CellLayout<S> layout;
   private final Predicate<? super S> emptyWhen;
   private final boolean cached;
+  private final StateTtl ttl;
 
   private StateSpec(Builder<K, S> b) {
     this.name = b.name;
@@ -54,6 +58,8 @@ public final class StateSpec<K, S> {
     this.layout = b.layout == null ? CellLayout.plain(b.codec, v -> false) : b.layout;
     this.emptyWhen = b.emptyWhen;
     this.cached = b.cached == null || b.cached;
+    this.ttl = b.ttl == null ? null : new StateTtl(b.ttl, b.ttlDomain,
+        b.maxExpirations == null ? StateTtl.DEFAULT_MAX_EXPIRATIONS_PER_BATCH : b.maxExpirations);
   }
 
   /**
@@ -121,6 +127,14 @@ public final class StateSpec<K, S> {
     return cached;
   }
 
+  /**
+   * @return the state's time to live; empty for a state whose keys never expire
+   * @since 0.5.0
+   */
+  public Optional<StateTtl> ttl() {
+    return Optional.ofNullable(ttl);
+  }
+
   /** @return whether {@code value} is empty: equal to the default, or empty by the layout's or the state's rule */
   public boolean isEmpty(S value) {
     return value.equals(defaultValue) || layout.isEmpty(value) || (emptyWhen != null && emptyWhen.test(value));
@@ -147,6 +161,9 @@ public final class StateSpec<K, S> {
     private CellLayout<S> layout;
     private Predicate<? super S> emptyWhen;
     private Boolean cached;
+    private java.time.Duration ttl;
+    private TimeDomain ttlDomain;
+    private Integer maxExpirations;
 
     private Builder(String name, String externalPath, KeyCodec<K> keys, Codec<S> codec, S defaultValue) {
       this.name = checkName(name);
@@ -194,8 +211,58 @@ public final class StateSpec<K, S> {
       return this;
     }
 
-    /** @return the spec; the builder is unchanged */
+    /**
+     * Expires keys not written for {@code ttl} of {@code domain} time (see {@link StateTtl}). The deadlines live in
+     * the internal table {@code <pipeline>/<computation>/<state>.ttl-deadlines} and in a hidden set of timers
+     * ({@code <state>.ttl.timers}, {@code .ttl.timer-slots}, {@code .ttl.timer-tree}), claimed like the state's
+     * table; like timers, a state with a TTL needs the epoch protocol. {@link TimeDomain#EVENT_TIME} needs a
+     * computation with a {@link WatermarkStrategy}.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code ttl} is below 1 ms
+     * @since 0.5.0
+     */
+    public Builder<K, S> ttl(java.time.Duration ttl, TimeDomain domain) {
+      if (this.ttl != null) {
+        throw new IllegalStateException("ttl was already set to " + this.ttl);
+      }
+      Objects.requireNonNull(ttl, "ttl");
+      Objects.requireNonNull(domain, "domain");
+      if (ttl.toMillis() < 1) {
+        throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
+      }
+      this.ttl = ttl;
+      this.ttlDomain = domain;
+      return this;
+    }
+
+    /**
+     * The most keys one partition expires in one batch (default
+     * {@value StateTtl#DEFAULT_MAX_EXPIRATIONS_PER_BATCH}); the rest expire in the next batches (they read as absent
+     * meanwhile). Needs {@link #ttl}.
+     *
+     * @throws IllegalArgumentException if below 1
+     * @since 0.5.0
+     */
+    public Builder<K, S> maxExpirationsPerBatch(int max) {
+      if (maxExpirations != null) {
+        throw new IllegalStateException("maxExpirationsPerBatch was already set to " + maxExpirations);
+      }
+      if (max < 1) {
+        throw new IllegalArgumentException("maxExpirationsPerBatch must be >= 1, was " + max);
+      }
+      maxExpirations = max;
+      return this;
+    }
+
+    /**
+     * @return the spec; the builder is unchanged
+     * @throws IllegalStateException if {@link #maxExpirationsPerBatch} was set without {@link #ttl}
+     */
     public StateSpec<K, S> build() {
+      if (maxExpirations != null && ttl == null) {
+        throw new IllegalStateException("maxExpirationsPerBatch of state '" + name + "' needs a ttl");
+      }
       return new StateSpec<>(this);
     }
   }

@@ -24,7 +24,7 @@ class ApiSurfaceTest {
       JoinSpec.Builder.class, StateCache.class, StateCache.Builder.class, StateCache.RegionBuilder.class,
       CacheRegion.class, CacheStats.class, CacheStats.Level.class, Ticker.class,
       TimerPartitionsChangedException.class, WatermarkStrategy.class, WatermarkStrategy.Builder.class,
-      WatermarkStrategy.LatePolicy.class, EventTimeProgress.class);
+      WatermarkStrategy.LatePolicy.class, EventTimeProgress.class, StateTtl.class, DelaySpec.class);
 
   @Test
   void shouldNameNoInternalTypeInPublicSignatures() {

@@ -70,6 +70,10 @@ final class FlowTesting {
     final TableStore delegate;
     final ConcurrentHashMap<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, AtomicInteger> keysLookedUp = new ConcurrentHashMap<>();
+    /** Scans per table path. */
+    final ConcurrentHashMap<String, AtomicInteger> scans = new ConcurrentHashMap<>();
+    /** Rows upserted or deleted per table path (in transactions, committed or not). */
+    final ConcurrentHashMap<String, AtomicInteger> rowsWritten = new ConcurrentHashMap<>();
 
     CountingStore(TableStore delegate) {
       this.delegate = delegate;
@@ -83,6 +87,8 @@ final class FlowTesting {
     void reset() {
       lookups.clear();
       keysLookedUp.clear();
+      scans.clear();
+      rowsWritten.clear();
     }
 
     @Override
@@ -146,16 +152,19 @@ final class FlowTesting {
 
       @Override
       public List<Row> scan(Table table) {
+        scans.computeIfAbsent(table.path(), p -> new AtomicInteger()).incrementAndGet();
         return tx.scan(table);
       }
 
       @Override
       public void upsert(Table table, Row row) {
+        rowsWritten.computeIfAbsent(table.path(), p -> new AtomicInteger()).incrementAndGet();
         tx.upsert(table, row);
       }
 
       @Override
       public void delete(Table table, TableKey key) {
+        rowsWritten.computeIfAbsent(table.path(), p -> new AtomicInteger()).incrementAndGet();
         tx.delete(table, key);
       }
 

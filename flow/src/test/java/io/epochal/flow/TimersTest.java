@@ -126,6 +126,21 @@ class TimersTest {
   }
 
   @Test
+  void shouldFireMoreThan128TimersOfOneTrigger() {
+    // slot sequence numbers above 127 are outside the Long cache: a boxed comparison by identity reported them corrupt
+    Run run = new Run(1);
+    List<String> cmds = new ArrayList<>();
+    List<String> expected = new ArrayList<>();
+    for (int k = 0; k < 300; k++) {
+      cmds.add("add k" + k + " 15");
+      expected.add("2:k" + k + "@15");
+    }
+    run.processor = () -> new TimerScript(TimeDomain.PROCESSING_TIME, 10_000, 100);
+    assertEquals(expected, run.run(batches(2, cmds)), "all 300 fire at txid 2 in the order they were added");
+    assertEquals(0, pendingTimers());
+  }
+
+  @Test
   void shouldDeduplicateEqualTimersKeepingTheLastPayload() {
     Run run = new Run(1);
     List<String> out = run.run(batches(3, List.of("add k 30 a", "add k 30 b"), List.of("add k 30 c", "add k 31")));

@@ -32,6 +32,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   private final io.epochal.flow.TimerClock clock;
   /** The computation's watermark; null without a watermark strategy. */
   private final ComputationWatermark watermark;
+  /** The input delay; null without one. */
+  private final io.epochal.flow.DelaySpec<T> delay;
 
   /**
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
@@ -60,6 +62,22 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
       Supplier<? extends KeyedProcessor<K, T, R>> processors, StateCache cache, io.epochal.flow.TimerClock clock,
       io.epochal.flow.WatermarkStrategy<? super T> watermarks) {
+    this(name, keyFn, processors, cache, clock, watermarks, null);
+  }
+
+  /**
+   * Like the other constructors, with the computation's input delay (null for none; needs a watermark strategy).
+   *
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, two states share a name, or a delay
+   *     is given without a watermark strategy
+   */
+  public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
+      Supplier<? extends KeyedProcessor<K, T, R>> processors, StateCache cache, io.epochal.flow.TimerClock clock,
+      io.epochal.flow.WatermarkStrategy<? super T> watermarks, io.epochal.flow.DelaySpec<T> delay) {
+    if (delay != null && watermarks == null) {
+      throw new IllegalArgumentException("the input delay of computation '" + name + "' needs a watermark strategy");
+    }
+    this.delay = delay;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.watermark = watermarks == null ? null : new ComputationWatermark(watermarks, clock);
     Objects.requireNonNull(name, "name");
@@ -74,7 +92,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
     InitContext<K> spec = InitContext.declaring(this);
     probe.init(spec);
     this.declared = spec.finish();
-    this.hasTimers = !spec.timers().isEmpty();
+    this.hasTimers = !spec.timers().isEmpty()
+        || spec.states().stream().anyMatch(st -> st.spec().ttl().isPresent());
   }
 
   io.epochal.flow.TimerClock clock() {
@@ -82,8 +101,8 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   }
 
   /**
-   * Every partition runs every batch when the computation declares timers (any partition may have due timers) or has
-   * a watermark (which may advance in any batch).
+   * Every partition runs every batch when the computation declares timers or a state with a TTL (any partition may
+   * have due timers or expirations) or has a watermark (which may advance in any batch).
    */
   @Override
   public boolean takesEveryBatch() {
@@ -113,6 +132,11 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
 
   Function<? super T, ? extends K> keyFn() {
     return keyFn;
+  }
+
+  /** @return the input delay, null without one */
+  io.epochal.flow.DelaySpec<T> delay() {
+    return delay;
   }
 
   StateCache cache() {

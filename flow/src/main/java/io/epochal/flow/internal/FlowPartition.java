@@ -12,8 +12,10 @@ import java.util.function.Consumer;
  * One partition of a Flow computation, driven by the engine as a {@link State}: {@code begin(epoch)} starts the
  * Flow epoch of the engine's epoch (whose staging is the epoch buffer), {@link #load} loads the batch's keys (one bulk
  * lookup per state), {@link #process} runs the processor for one key (sorting out late records against the
- * watermark, if the computation has one), {@link #finish} fires the due timers (event-time ones up to the watermark
- * advanced by the batch's records), {@code end()} writes the changed states into the epoch buffer and ends the epoch,
+ * watermark, if the computation has one; with an input delay it buffers them instead), {@link #finish} releases the
+ * due delayed records, fires the due timers (event-time ones up to the watermark advanced by the batch's records) and
+ * the due expirations of states with a TTL, {@code end()} writes the changed states (and their deadlines) into the
+ * epoch buffer and ends the epoch,
  * {@code abort()} ends it and drops the cache regions of the read-write states. Driven by the keyed-process node of {@code GroupedStream.process}, which attaches each emitted record to its key.
  * Used by one thread at a time (the engine's contract for a state partition). Internal.
  *
@@ -35,6 +37,16 @@ public final class FlowPartition<K, T, R> implements State {
   private volatile io.epochal.state.Epoch engineEpoch;
   /** The watermark as the processor sees it: at the batch's start while processing, after its records in onTimer. */
   private volatile long watermark = Long.MIN_VALUE;
+  /** The input delay, null without one. */
+  private final io.epochal.flow.DelaySpec<T> delay;
+  /** The buffer of delayed records (hidden event-time timers), null without a delay. */
+  private final PartitionTimers<byte[], T> delayed;
+  /** The number of the next record buffered in this attempt. */
+  private int delayedSeq;
+  /** Whether a state has a TTL. */
+  private final boolean expiring;
+  /** The processing time of the attempt for the TTL states (read once, at begin). */
+  private volatile long ttlProcessingTime;
 
   FlowPartition(FlowComputation<K, T, R> computation, StateContext context, EpochBuffer staging) {
     this.computation = computation;
@@ -43,6 +55,8 @@ public final class FlowPartition<K, T, R> implements State {
     InitContext<K> init = InitContext.partition(computation, context.pipeline(), context.partitionIndex(),
         context.numPartitions(), staging, () -> epoch, () -> watermark);
     processor.init(init);
+    this.delay = computation.delay();
+    this.delayed = delay == null ? null : init.delayBuffer(delay);
     List<InitContext.Declared> declared = init.finish();
     List<InitContext.Declared> expected = computation.declared();
     if (declared.size() != expected.size()) {
@@ -58,6 +72,7 @@ public final class FlowPartition<K, T, R> implements State {
     this.joiners = init.joiners();
     this.timers = init.timers();
     this.watermarks = computation.watermark();
+    this.expiring = states.stream().anyMatch(MutableClient::expires);
   }
 
   private IllegalStateException mismatch(List<InitContext.Declared> declared, List<InitContext.Declared> expected) {
@@ -89,9 +104,19 @@ public final class FlowPartition<K, T, R> implements State {
     for (PartitionTimers<K, ?> t : timers) {
       t.begin(e);
     }
+    if (delayed != null) {
+      delayed.begin(e);
+      delayedSeq = 0;
+    }
     if (watermarks != null) {
       watermarks.begin(engineEpoch, buffer);
       watermark = watermarks.startWatermark(engineEpoch);
+    }
+    if (expiring) {
+      ttlProcessingTime = computation.clock().processingTime(engineEpoch.attempt());
+      for (MutableClient<K, ?> s : states) {
+        s.ttlReadTime(ttlProcessingTime, watermark);
+      }
     }
     this.engineEpoch = engineEpoch;
     epoch = e;
@@ -103,6 +128,9 @@ public final class FlowPartition<K, T, R> implements State {
    */
   public void load(BatchAttempt batch, List<K> keys) {
     requireEpoch(batch.txid(), "load");
+    if (delayed != null) {
+      return; // the batch's records are buffered, not processed: their keys are loaded when they are released
+    }
     for (MutableClient<K, ?> s : states) {
       s.load(keys);
     }
@@ -123,7 +151,7 @@ public final class FlowPartition<K, T, R> implements State {
           + "' ended while processing");
     }
     if (watermarks == null || watermark == Long.MIN_VALUE) {
-      processor.process(key, records, out::accept);
+      deliver(batch, key, records, out);
       return;
     }
     List<T> onTime = new java.util.ArrayList<>(records.size());
@@ -132,24 +160,73 @@ public final class FlowPartition<K, T, R> implements State {
       (watermarks.strategy().timestampOf(r) < watermark ? late : onTime).add(r);
     }
     if (late.isEmpty()) {
-      processor.process(key, records, out::accept);
+      deliver(batch, key, records, out);
       return;
     }
     watermarks.countLate(engineEpoch, late.size());
     switch (watermarks.strategy().latePolicy()) {
-      case PROCESS -> processor.process(key, records, out::accept);
+      case PROCESS -> deliver(batch, key, records, out);
       case DROP -> {
         if (!onTime.isEmpty()) {
-          processor.process(key, java.util.Collections.unmodifiableList(onTime), out::accept);
+          deliver(batch, key, java.util.Collections.unmodifiableList(onTime), out);
         }
       }
       case SIDE_OUTPUT -> {
         if (!onTime.isEmpty()) {
-          processor.process(key, java.util.Collections.unmodifiableList(onTime), out::accept);
+          deliver(batch, key, java.util.Collections.unmodifiableList(onTime), out);
         }
         processor.processLate(key, java.util.Collections.unmodifiableList(late), out::accept);
       }
       default -> throw new IllegalStateException("late policy " + watermarks.strategy().latePolicy());
+    }
+  }
+
+  /** Processes the records now, or buffers them until the watermark passes their timestamp plus the delay. */
+  private void deliver(BatchAttempt batch, K key, List<T> records, Consumer<? super R> out) {
+    if (delayed == null) {
+      processor.process(key, records, out::accept);
+      return;
+    }
+    for (T r : records) {
+      long ts = watermarks.strategy().timestampOf(r);
+      long d = delay.millis();
+      long release = ts > Long.MAX_VALUE - d ? Long.MAX_VALUE : Math.max(0, ts + d);
+      byte[] id = java.nio.ByteBuffer.allocate(12).putLong(batch.txid()).putInt(delayedSeq++).array();
+      delayed.addNew(id, release, r); // (txid, number in the attempt): new by construction, no lookup
+    }
+  }
+
+  /**
+   * Releases the buffered records due at {@code eventTime} (at most the delay's bound, in release order), grouped by
+   * key in order of their first released record, and processes each key's records once, after loading their keys.
+   */
+  private void release(long eventTime, java.util.function.BiConsumer<? super K, ? super R> out) {
+    java.util.LinkedHashMap<K, List<T>> released = new java.util.LinkedHashMap<>();
+    delayed.fire(eventTime, new PartitionTimers.Handler<>() {
+      @Override
+      public void load(List<byte[]> ids) {
+      }
+
+      @Override
+      public void fire(byte[] id, io.epochal.flow.Timer timer) {
+        T r = delayed.payloadOf(timer).orElseThrow(() -> new IllegalStateException("a delayed record of computation '"
+            + computation.name() + "' has no payload"));
+        released.computeIfAbsent(computation.keyFn().apply(r), k -> new java.util.ArrayList<>()).add(r);
+      }
+    });
+    if (released.isEmpty()) {
+      return;
+    }
+    List<K> keys = new java.util.ArrayList<>(released.keySet());
+    for (MutableClient<K, ?> s : states) {
+      s.load(keys);
+    }
+    for (JoinedClient<K, ?> j : joiners) {
+      j.load(keys);
+    }
+    for (java.util.Map.Entry<K, List<T>> e : released.entrySet()) {
+      K key = e.getKey();
+      processor.process(key, java.util.Collections.unmodifiableList(e.getValue()), r -> out.accept(key, r));
     }
   }
 
@@ -162,9 +239,24 @@ public final class FlowPartition<K, T, R> implements State {
     if (watermarks != null) {
       watermark = watermarks.advance(engineEpoch);
     }
-    if (timers.isEmpty()) {
-      return;
+    if (delayed != null) {
+      release(watermark == Long.MIN_VALUE ? -1 : watermark, out);
     }
+    if (!timers.isEmpty()) {
+      fireTimers(e, batch, out);
+    }
+    if (expiring) {
+      long eventTime = watermark == Long.MIN_VALUE ? -1 : watermark;
+      for (MutableClient<K, ?> s : states) {
+        if (s.expires()) {
+          s.expire(s.spec().ttl().orElseThrow().domain() == io.epochal.flow.TimeDomain.PROCESSING_TIME
+              ? ttlProcessingTime : eventTime);
+        }
+      }
+    }
+  }
+
+  private void fireTimers(Epoch e, BatchAttempt batch, java.util.function.BiConsumer<? super K, ? super R> out) {
     long processingTime = computation.clock().processingTime(batch);
     long eventTime = watermark == Long.MIN_VALUE ? -1 : watermark;
     PartitionTimers.Handler<K> handler = new PartitionTimers.Handler<>() {
@@ -202,10 +294,18 @@ public final class FlowPartition<K, T, R> implements State {
     }
     try {
       for (MutableClient<K, ?> s : states) {
-        s.flush();
+        if (s.expires()) {
+          s.flush(s.spec().ttl().orElseThrow().domain() == io.epochal.flow.TimeDomain.PROCESSING_TIME
+              ? ttlProcessingTime : watermark);
+        } else {
+          s.flush();
+        }
       }
       for (PartitionTimers<K, ?> t : timers) {
         t.flush();
+      }
+      if (delayed != null) {
+        delayed.flush();
       }
     } finally {
       e.end();
@@ -229,6 +329,9 @@ public final class FlowPartition<K, T, R> implements State {
     }
     for (PartitionTimers<K, ?> t : timers) {
       t.abort();
+    }
+    if (delayed != null) {
+      delayed.abort();
     }
   }
 

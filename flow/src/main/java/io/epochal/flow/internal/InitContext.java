@@ -121,6 +121,12 @@ final class InitContext<K> implements ProcessorContext<K> {
     Objects.requireNonNull(spec, "spec");
     String external = spec.externalTablePath().orElse(null);
     declare(true, spec.name(), external != null ? external : "<pipeline>/" + computation.name() + "/" + spec.name());
+    if (spec.ttl().isPresent() && spec.ttl().get().domain() == io.epochal.flow.TimeDomain.EVENT_TIME
+        && computation.watermark() == null) {
+      throw new IllegalArgumentException("state '" + spec.name() + "' of computation '" + computation.name()
+          + "' has an event-time TTL, but the computation has no watermark: declare it with a WatermarkStrategy "
+          + "(Flow.process(.., strategy)) or use a processing-time TTL");
+    }
     if (declaringOnly()) {
       MutableClient<K, S> stub = new MutableClient<>(spec, computation.name(),
           external != null ? external : DECLARING + "/" + computation.name() + "/" + spec.name(), null, null,
@@ -137,9 +143,50 @@ final class InitContext<K> implements ProcessorContext<K> {
     CacheRegion<TableKey, S> region = spec.cached()
         ? computation.cache().newRegion(path + "#" + partition, spec.codec()).build()
         : null;
-    MutableClient<K, S> client = new MutableClient<>(spec, computation.name(), path, table, region, epochs);
+    MutableClient.TtlIndex<K> ttl = spec.ttl().isPresent() ? ttlIndex(spec, table) : null;
+    MutableClient<K, S> client = new MutableClient<>(spec, computation.name(), path, table, region, epochs, ttl);
     states.add(client);
     return client;
+  }
+
+  /** Suffix of the base path of a state's TTL tables. */
+  static final String TTL = ".ttl";
+  /** Suffix of the path of a state's deadlines table. */
+  static final String DEADLINES = ".ttl-deadlines";
+
+  /**
+   * Claims, opens and checks the TTL tables of {@code spec}: the deadlines table (the state's key columns → deadline)
+   * and the hidden expiration timers, both under the computation's internal prefix.
+   */
+  private <S> MutableClient.TtlIndex<K> ttlIndex(StateSpec<K, S> spec, Table stateTable) {
+    io.epochal.flow.StateTtl ttl = spec.ttl().orElseThrow();
+    if (!staging.atomic()) {
+      throw new IllegalStateException("state '" + spec.name() + "' of computation '" + computation.name()
+          + "' has a TTL, which needs the epoch protocol (a store with atomic multi-table commit), but pipeline '"
+          + pipeline + "' commits per key on " + staging.store().describe() + ": an expiration could not commit "
+          + "with its deadline");
+    }
+    String base = internalPath(computation.name(), spec.name()) + TTL;
+    String deadlinesPath = internalPath(computation.name(), spec.name()) + DEADLINES;
+    String writer = "computation '" + computation.name() + "' TTL of state '" + spec.name() + "' of pipeline '"
+        + pipeline + "'";
+    staging.claim(deadlinesPath, writer);
+    for (String path : TimerTables.paths(base)) {
+      staging.claim(path, writer);
+    }
+    io.epochal.store.table.TableSchema.Builder schema = io.epochal.store.table.TableSchema.builder(deadlinesPath);
+    for (io.epochal.store.table.Column c : spec.keys().columns()) {
+      schema.key(c);
+    }
+    Table deadlines = staging.store().openTable(schema.requiredValue("deadline", io.epochal.store.table.ColumnType.INT64)
+        .attribute("epochal.key", spec.keys().id()).attribute("epochal.ttl.domain", ttl.domain().name()).build());
+    io.epochal.flow.TimerSpec<K, Void> timerSpec = io.epochal.flow.TimerSpec.of(spec.name() + TTL, ttl.domain(),
+        new KeyPartsCodec<>(spec.keys(), deadlines.schema())).maxFiredPerBatch(ttl.maxExpirationsPerBatch())
+        .pageSize(Math.min(1024, ttl.maxExpirationsPerBatch())).build();
+    TimerTables tables = TimerTables.open(staging.store(), base, timerSpec);
+    boolean recorded = tables.checkPartitions(staging, pipeline, computation.name(), timerSpec.name(), partitions);
+    return new MutableClient.TtlIndex<>(deadlines, new PartitionTimers<>(timerSpec, computation.name(), partition,
+        partitions, recorded, tables, epochs));
   }
 
   @Override
@@ -192,6 +239,33 @@ final class InitContext<K> implements ProcessorContext<K> {
         tables, epochs);
     timers.add(client);
     return client;
+  }
+
+  /** The name of the hidden timer spec that buffers a delayed computation's records. */
+  static final String DELAYED = ".delayed";
+
+  /**
+   * Claims, opens and checks the tables buffering the delayed records of the computation's partition: a hidden
+   * event-time timer spec whose timers are the buffered records (key: the record's txid and number in its batch
+   * attempt, trigger: timestamp plus delay, payload: the encoded record). Not a declaration of the processor's.
+   */
+  <T> PartitionTimers<byte[], T> delayBuffer(io.epochal.flow.DelaySpec<T> delay) {
+    Objects.requireNonNull(delay, "delay");
+    if (!staging.atomic()) {
+      throw new IllegalStateException("the input delay of computation '" + computation.name() + "' needs the epoch "
+          + "protocol (a store with atomic multi-table commit), but pipeline '" + pipeline + "' commits per key on "
+          + staging.store().describe());
+    }
+    io.epochal.flow.TimerSpec<byte[], T> spec = io.epochal.flow.TimerSpec.withPayload(DELAYED,
+        io.epochal.flow.TimeDomain.EVENT_TIME, io.epochal.codec.Codecs.bytes(), delay.records())
+        .maxFiredPerBatch(delay.maxReleasedPerBatch()).pageSize(delay.pageSize()).build();
+    String base = internalPath(computation.name(), DELAYED);
+    for (String path : TimerTables.paths(base)) {
+      staging.claim(path, "computation '" + computation.name() + "' delayed input of pipeline '" + pipeline + "'");
+    }
+    TimerTables tables = TimerTables.open(staging.store(), base, spec);
+    boolean recorded = tables.checkPartitions(staging, pipeline, computation.name(), spec.name(), partitions);
+    return new PartitionTimers<>(spec, computation.name(), partition, partitions, recorded, tables, epochs);
   }
 
   @Override

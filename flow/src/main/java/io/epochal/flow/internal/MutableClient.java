@@ -13,6 +13,7 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -45,11 +46,39 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
    */
   private boolean cachedUncommitted;
 
+  /**
+   * The TTL machinery of a state with a TTL: the deadline of every key with a row, by key, and the hidden timers, by
+   * (deadline, key), that expire them in deadline order.
+   */
+  record TtlIndex<K>(Table deadlines, PartitionTimers<K, Void> timers) {
+  }
+
+  /** Null for a state without TTL (and for a stub). */
+  private final TtlIndex<K> ttl;
+  /** The deadlines of the keys loaded in this epoch that have one (removed when the key expires in the epoch). */
+  private final Map<TableKey, Long> deadlines = new HashMap<>();
+  /** Keys expired by a fired expiration timer in this epoch: their deadline rows are deleted at flush. */
+  private final Set<TableKey> expired = new HashSet<>();
+  /** The time reads are judged at in this epoch: a key whose deadline is at or before it reads as absent. */
+  private long readNow = Long.MIN_VALUE;
+
   /** A client bound to a partition ({@code table} non-null) or a declaration stub ({@code table} null). */
   MutableClient(StateSpec<K, S> spec, String computation, String path, Table table, CacheRegion<TableKey, S> region,
       Supplier<Epoch> currentEpoch) {
+    this(spec, computation, path, table, region, currentEpoch, null);
+  }
+
+  /** Like the other constructor, with the TTL machinery of a state with a TTL (null without one). */
+  MutableClient(StateSpec<K, S> spec, String computation, String path, Table table, CacheRegion<TableKey, S> region,
+      Supplier<Epoch> currentEpoch, TtlIndex<K> ttl) {
     super(spec.name(), "State", spec.keys(), computation, path, table, region, currentEpoch);
     this.spec = spec;
+    this.ttl = ttl;
+  }
+
+  /** @return whether this client expires keys (a bound state with a TTL) */
+  boolean expires() {
+    return ttl != null;
   }
 
   StateSpec<K, S> spec() {
@@ -62,6 +91,27 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     cachedUncommitted = false;
     rows.clear();
     accessors.clear();
+    deadlines.clear();
+    expired.clear();
+    readNow = Long.MIN_VALUE;
+    if (ttl != null) {
+      ttl.timers().begin(e);
+    }
+  }
+
+  /**
+   * Sets the time this epoch's reads are judged at (before any load): the processing time of the attempt, or the
+   * watermark in force at the batch's start, as the TTL's domain says.
+   */
+  void ttlReadTime(long processingTime, long watermark) {
+    if (ttl != null) {
+      readNow = spec.ttl().orElseThrow().domain() == io.epochal.flow.TimeDomain.PROCESSING_TIME ? processingTime
+          : watermark;
+    }
+  }
+
+  private TableKey deadlineKey(TableKey tk) {
+    return TableKey.of(ttl.deadlines().schema(), tk.parts());
   }
 
   /** Loads {@code keys} not loaded yet in this epoch: cache hits first, the rest in ONE lookup. */
@@ -71,6 +121,43 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     if (wanted.isEmpty()) {
       return;
     }
+    loadValues(e, wanted);
+    if (ttl != null) {
+      loadDeadlines(e, wanted);
+    }
+  }
+
+  /**
+   * Reads the deadlines of {@code wanted} in ONE lookup (cached values need it too: the cache holds values, not
+   * deadlines); a key whose deadline is at or before the epoch's read time reads as absent (its row stays until its
+   * expiration fires).
+   */
+  private void loadDeadlines(Epoch e, Collection<TableKey> wanted) {
+    List<TableKey> dks = new ArrayList<>(wanted.size());
+    for (TableKey tk : wanted) {
+      dks.add(deadlineKey(tk));
+    }
+    List<Optional<Row>> found = e.buffer.lookup(ttl.deadlines(), dks);
+    int i = 0;
+    for (TableKey tk : wanted) {
+      Optional<Row> row = found.get(i++);
+      if (row.isEmpty()) {
+        continue;
+      }
+      Long deadline = row.get().getLong("deadline");
+      if (deadline == null || deadline < 0) {
+        throw new StateCorruptedException(ttl.deadlines().path(), row.get().key().describeParts(),
+            "a TTL deadline of " + deadline + " (read in epoch " + e.txid + ")", java.util.OptionalLong.of(e.txid),
+            null);
+      }
+      deadlines.put(tk, deadline);
+      if (deadline <= readNow) {
+        loaded.put(tk, Optional.empty());
+      }
+    }
+  }
+
+  private void loadValues(Epoch e, LinkedHashSet<TableKey> wanted) {
     List<TableKey> misses = new ArrayList<>(wanted.size());
     if (region != null) {
       Map<TableKey, Optional<S>> hits = region.getAllPresent(wanted);
@@ -137,6 +224,17 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
 
   /** Writes every changed key of the epoch into the epoch buffer, then into the cache. */
   void flush() {
+    flush(Long.MIN_VALUE);
+  }
+
+  /**
+   * Like {@link #flush()}; a state with a TTL also touches the deadline of every key written in the epoch (value
+   * present: {@code touchTime + ttl}; cleared or expired: none), moving its expiration timer, and writes the timers.
+   *
+   * @param touchTime the time writes are made at: the attempt's processing time, or the watermark after the batch's
+   *     records ({@link Long#MIN_VALUE} before any: the key then has no deadline until its next write)
+   */
+  void flush(long touchTime) {
     Epoch e = requireEpoch();
     List<Row> upserts = new ArrayList<>();
     List<TableKey> deletes = new ArrayList<>();
@@ -159,10 +257,91 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     if (!upserts.isEmpty() || !deletes.isEmpty()) {
       e.buffer.write(table, upserts, deletes);
     }
+    if (ttl != null) {
+      flushDeadlines(e, touchTime);
+    }
     if (region != null && !written.isEmpty()) {
       cachedUncommitted = true;
       region.putAll(written);
     }
+  }
+
+  private void flushDeadlines(Epoch e, long touchTime) {
+    long millis = spec.ttl().orElseThrow().millis();
+    long deadline = touchTime == Long.MIN_VALUE ? Long.MAX_VALUE
+        : Math.max(0, touchTime > Long.MAX_VALUE - millis ? Long.MAX_VALUE : touchTime + millis);
+    List<Row> upserts = new ArrayList<>();
+    List<TableKey> deletes = new ArrayList<>();
+    for (Map.Entry<TableKey, Accessor> entry : accessors.entrySet()) {
+      Accessor a = entry.getValue();
+      if (!a.dirty) {
+        continue;
+      }
+      TableKey tk = entry.getKey();
+      Long old = deadlines.get(tk);
+      if (a.value.isPresent()) {
+        if (old == null || old.longValue() != deadline) {
+          if (old != null) {
+            ttl.timers().delete(a.key, old);
+          }
+          ttl.timers().add(a.key, deadline);
+          upserts.add(Row.builder(deadlineKey(tk)).set("deadline", deadline).build());
+        }
+      } else if (old != null || expired.contains(tk)) {
+        if (old != null) {
+          ttl.timers().delete(a.key, old);
+        }
+        deletes.add(deadlineKey(tk));
+      }
+    }
+    if (!upserts.isEmpty() || !deletes.isEmpty()) {
+      e.buffer.write(ttl.deadlines(), upserts, deletes);
+    }
+    ttl.timers().flush();
+  }
+
+  /**
+   * Fires the due expiration timers (deadline {@code <= now}), at most the TTL's bound, in deadline order: each
+   * expired key not written in this epoch is cleared (its row and deadline deleted at flush).
+   *
+   * @return how many expiration timers fired
+   */
+  int expire(long now) {
+    requireEpoch();
+    return ttl.timers().fire(now, new PartitionTimers.Handler<>() {
+      @Override
+      public void load(List<K> keys) {
+        MutableClient.this.load(keys);
+      }
+
+      @Override
+      public void fire(K key, io.epochal.flow.Timer timer) {
+        expireKey(key, timer.trigger());
+      }
+    });
+  }
+
+  private void expireKey(K key, long trigger) {
+    Epoch e = requireEpoch();
+    TableKey tk = tableKey(key);
+    Accessor a = accessors.get(tk);
+    if (a != null && a.dirty) {
+      return; // written in this epoch: the write's deadline replaces this one at flush
+    }
+    Long deadline = deadlines.get(tk);
+    if (deadline == null || deadline.longValue() != trigger) {
+      throw new StateCorruptedException(ttl.deadlines().path(), deadlineKey(tk).describeParts(),
+          "an expiration timer at " + trigger + " for a key whose deadline is " + (deadline == null ? "absent"
+              : deadline) + " (epoch " + e.txid + ")", java.util.OptionalLong.of(e.txid), null);
+    }
+    deadlines.remove(tk);
+    expired.add(tk);
+    if (a == null) {
+      a = new Accessor(e, key, Optional.empty());
+      accessors.put(tk, a);
+    }
+    a.value = Optional.empty();
+    a.dirty = true;
   }
 
   /**
@@ -173,6 +352,11 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     accessors.clear();
     loaded.clear();
     rows.clear();
+    deadlines.clear();
+    expired.clear();
+    if (ttl != null) {
+      ttl.timers().abort();
+    }
     if (region != null && cachedUncommitted) {
       region.invalidateAll();
     }

@@ -143,6 +143,31 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
     addEncoded(key, trigger, codec.encode(payload));
   }
 
+  /**
+   * Adds a timer whose identity (key, trigger) the caller guarantees is new (no pending timer has it, none was added
+   * in this epoch): no lookup of the timers table. For the buffer of delayed records, whose keys are unique.
+   */
+  void addNew(K key, long trigger, P payload) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(payload, "payload");
+    if (trigger < 0) {
+      throw new IllegalArgumentException("timer '" + spec.name() + "': trigger " + trigger + " is negative");
+    }
+    requireEpoch();
+    if (firing) {
+      throw new IllegalStateException("addNew while firing timers '" + spec.name() + "'");
+    }
+    Codec<P> codec = spec.payloads().orElseThrow(() -> new IllegalStateException("timer spec '" + spec.name()
+        + "' has no payload codec"));
+    byte[] kb = spec.keys().encode(key);
+    TimerTree.Node leaf = tree.node(0, trigger);
+    long seq = leaf.nextSeq++;
+    tree.count(trigger, +1);
+    epoch.buffer.upsert(tables.timers(), Row.builder(timerKey(trigger, kb)).set("seq", seq)
+        .set("payload", codec.encode(payload)).build());
+    epoch.buffer.upsert(tables.slots(), Row.builder(slotKey(trigger, seq)).set("key", kb).build());
+  }
+
   private void addEncoded(K key, long trigger, byte[] payload) {
     Objects.requireNonNull(key, "key");
     if (trigger < 0) {
@@ -290,9 +315,11 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
         List<K> keys = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
           Optional<Row> row = rows.get(i);
-          if (row.isEmpty() || row.get().getLong("seq") != seqs.get(i)) {
+          // by value: getLong and the list are boxed, and Longs outside [-128, 127] are distinct objects
+          Long stored = row.isEmpty() ? null : row.get().getLong("seq");
+          if (stored == null || stored.longValue() != seqs.get(i).longValue()) {
             throw corrupted(timerKeys.get(i), "slot " + seqs.get(i) + " of trigger " + trigger + " names a timer "
-                + (row.isEmpty() ? "that has no row" : "whose row has seq " + row.get().getLong("seq")));
+                + (row.isEmpty() ? "that has no row" : "whose row has seq " + stored));
           }
           keys.add(decodeKey(timerKeys.get(i), keyBytes.get(i)));
         }
