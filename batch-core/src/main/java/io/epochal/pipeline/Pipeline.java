@@ -1,6 +1,7 @@
 package io.epochal.pipeline;
 
 import io.epochal.api.Stable;
+import java.util.List;
 
 /**
  * A built pipeline: one source, a graph of operations and states, and a coordinator that cuts the input into
@@ -68,6 +69,19 @@ public interface Pipeline extends AutoCloseable {
 
   /** Counters since the pipeline was built. */
   PipelineMetrics metrics();
+
+  /**
+   * Reads now, on the calling thread, the lag of every source of the pipeline that can tell it (a spout that
+   * implements {@link io.epochal.spout.LagReporting}: the Kafka and YTsaurus queue spouts), in the order the sources
+   * were declared; a source that cannot tell its lag is not listed. A source whose read fails (unreachable, timed out,
+   * closed) is listed with its {@link SourceLag#failure()}, never as a lag of 0. Callable from any thread while the
+   * pipeline runs (the read never touches the coordinator's state); may block up to each source's own timeout (the
+   * Kafka spouts: their API timeout, at most 10 s).
+   *
+   * @return one entry per lag-reporting source
+   * @since 0.5.0
+   */
+  List<SourceLag> sourceLag();
 
   /** Stops worker threads, closes states that are {@link AutoCloseable} and the spout. Idempotent. */
   @Override

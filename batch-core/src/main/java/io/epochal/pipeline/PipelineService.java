@@ -6,6 +6,7 @@ import io.epochal.errors.EpochalException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * same stores resumes after the last committed txid. A restart builds a new pipeline from {@code declaration}, which
  * must therefore declare the same pipeline over the same stores each time it is called.
  *
- * <p>Thread-safe: {@link #health()}, {@link #close()} and {@link #awaitTermination} may be called from any thread.
+ * <p>Thread-safe: {@link #health()}, {@link #healthWithLag()}, {@link #close()} and {@link #awaitTermination} may be
+ * called from any thread.
  *
  * @since 0.1.0
  */
@@ -109,12 +111,42 @@ public final class PipelineService implements AutoCloseable {
     return this;
   }
 
-  /** A snapshot of the service's state, last commit, restarts and last failure. */
+  /**
+   * A snapshot of the service's state, last commit, restarts and last failure; cheap, never blocks on a source
+   * ({@link PipelineHealth#sourceLag()} is empty: see {@link #healthWithLag()}).
+   *
+   * @return the snapshot
+   */
   public PipelineHealth health() {
+    return snapshot(List.of());
+  }
+
+  /**
+   * {@link #health()} plus the lag of each source of the running pipeline that can tell it, read now on the calling
+   * thread ({@link Pipeline#sourceLag()}: a failed read is listed as such, never as 0); may block up to the sources'
+   * own timeouts (Kafka: at most 10 s), so keep it off a probe that must answer at once. While no pipeline runs
+   * (starting, restarting after a failure, stopped) the lag is empty: unknown.
+   *
+   * @return the snapshot with the lag
+   * @since 0.5.0
+   */
+  public PipelineHealth healthWithLag() {
+    Pipeline running;
+    lock.lock();
+    try {
+      running = state == PipelineHealth.State.RUNNING ? current : null;
+    } finally {
+      lock.unlock();
+    }
+    List<SourceLag> lag = running == null ? List.of() : running.sourceLag();
+    return snapshot(lag);
+  }
+
+  private PipelineHealth snapshot(List<SourceLag> lag) {
     lock.lock();
     try {
       return new PipelineHealth(state, lastTxid, Optional.ofNullable(lastCommitAt), restartCount,
-          Optional.ofNullable(failure).map(f -> f.getClass().getSimpleName() + ": " + f.getMessage()));
+          Optional.ofNullable(failure).map(f -> f.getClass().getSimpleName() + ": " + f.getMessage()), lag);
     } finally {
       lock.unlock();
     }
