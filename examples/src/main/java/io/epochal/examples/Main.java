@@ -84,6 +84,11 @@ public final class Main {
     }
   }
 
+  /**
+   * Runs the command line and exits the JVM with its exit code ({@link #usage()} lists both).
+   *
+   * @param args the command line, e.g. {@code word-count --sentences 200000}
+   */
   public static void main(String[] args) {
     System.exit(execute(args, System.out, System.err));
   }

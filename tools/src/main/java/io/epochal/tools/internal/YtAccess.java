@@ -17,6 +17,13 @@ public final class YtAccess implements StoreAccess {
   private final YtTableStore store;
   private final YtTableLister lister;
 
+  /**
+   * Connects to the store; nothing is created or written.
+   *
+   * @param proxy the HTTP proxy, {@code HOST:PORT}
+   * @param root the store's Cypress root, or null for the store's default
+   * @param token the OAuth token, or null for {@code YT_TOKEN} or {@code ~/.yt/token}
+   */
   public YtAccess(String proxy, String root, String token) {
     YtTableStore.Builder b = YtTableStore.builder(proxy);
     if (root != null) {
