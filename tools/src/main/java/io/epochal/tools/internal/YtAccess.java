@@ -10,8 +10,9 @@ import java.util.function.Consumer;
 /**
  * A YTsaurus store for inspection: the tool only looks rows up and scans (no lease, no write, no table created; a
  * table is found with {@link TableStore#findTable}); the tables under the store's root are listed with the Cypress
- * reads of {@link YtTableLister}. A table whose scan meets an unreadable row is reported as one failed cell (YTsaurus
- * cannot be read around it row by row without its key list). Only the pinned mode's tables are listed. Thread-safe.
+ * reads of {@link YtTableLister}. Rows are read with {@link YtTableStore#inspect}: one scan whose answered rows are
+ * decoded one by one, so a row that does not fit its schema is reported with its key and the others are still shown.
+ * Only the pinned mode's tables are listed. Thread-safe.
  */
 public final class YtAccess implements StoreAccess {
   private final YtTableStore store;
@@ -48,7 +49,8 @@ public final class YtAccess implements StoreAccess {
 
   @Override
   public void inspect(Table table, Consumer<Cell> sink) {
-    StoreAccess.scan(store, table, sink, Optional.empty());
+    store.inspect(table, r -> sink.accept(r.row().isPresent() ? Cell.of(r.row().get())
+        : Cell.failed(r.key(), Errors.oneLine(r.error().orElseThrow()))));
   }
 
   @Override
