@@ -16,8 +16,6 @@ import io.epochal.pipeline.RunSummary;
 import io.epochal.pipeline.Sleeper;
 import io.epochal.pipeline.SourceLag;
 import io.epochal.spout.BatchAttempt;
-import io.epochal.spout.LagReporting;
-import io.epochal.spout.Spout;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointEpoch;
 import io.epochal.store.CheckpointStore;
@@ -64,8 +62,7 @@ public final class Coordinator implements Pipeline {
   private final BatchSource source;
   /** The spouts' names, by source index. */
   private final List<String> spoutNames;
-  /** The spouts that report their lag, in declaration order (read by {@link #sourceLag()} from any thread). */
-  private final List<Spout<?, ?>> lagSources;
+  private final SourceLags lags;
   private final BatchExecutor executor;
   private final AttemptNumbers attempts;
   private final PendingBatches pending;
@@ -92,8 +89,7 @@ public final class Coordinator implements Pipeline {
     this.config = Objects.requireNonNull(config, "config");
     this.source = BatchSource.of(graph.spouts());
     this.spoutNames = graph.spouts().stream().map(io.epochal.spout.Spout::name).toList();
-    this.lagSources = graph.spouts().stream().filter(s -> s instanceof LagReporting)
-        .<Spout<?, ?>>map(s -> s).toList();
+    this.lags = new SourceLags(graph.spouts());
     this.executor = new BatchExecutor(config.name(), config.partitions(), config.threads(), graph.nodes(),
         config.checkpointStore());
     Checkpoint checkpoint = config.checkpointStore().load(config.name());
@@ -213,17 +209,7 @@ public final class Coordinator implements Pipeline {
 
   @Override
   public List<SourceLag> sourceLag() {
-    List<SourceLag> out = new ArrayList<>(lagSources.size());
-    for (Spout<?, ?> spout : lagSources) {
-      try {
-        out.add(SourceLag.read(spout.name(),
-            ((LagReporting) spout).sourceLag()));
-      } catch (RuntimeException e) {
-        out.add(SourceLag.failed(spout.name(), e.getClass().getSimpleName() + ": "
-            + e.getMessage()));
-      }
-    }
-    return List.copyOf(out);
+    return lags.read();
   }
 
   @Override

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One answered row as {@link YtTableStore#inspect} read it: the decoded row, or the error that says why it cannot be
+ * One answered row as {@link YtInspection#inspect} read it: the decoded row, or the error that says why it cannot be
  * read (exactly one of the two is present). Immutable and thread-safe.
  *
  * @param key the row's key as text ({@code [word]}), or {@code (undecodable, answered as ...)} if the key columns

@@ -16,7 +16,6 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
-import io.epochal.store.ytsaurus.internal.AbstractYtTransaction;
 import io.epochal.store.ytsaurus.internal.ConsumerAdvances;
 import io.epochal.store.ytsaurus.internal.LatestReads;
 import io.epochal.store.ytsaurus.internal.LeaseManager;
@@ -33,7 +32,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -222,28 +220,6 @@ public final class YtTableStore implements TableStore {
     }
     return new SingleTableTransaction(this, client, proxy, sharedTable, leases, handle, hook, readHook,
         () -> closed);
-  }
-
-  /**
-   * Reads every committed row of {@code table}, reporting each row that does not fit the table's schema instead of
-   * failing the whole read as {@link StoreTransaction#scan} does: for inspection tools (the {@code epochal state}
-   * commands). One {@code select_rows} in one read transaction, as a scan, then each answered row is decoded on its
-   * own; it reaches {@code sink} as a {@link YtInspectedRow}: the decoded row, or the
-   * {@link io.epochal.errors.StateCorruptedException} naming its key (the readable rows first, in key order). Takes
-   * no lease and writes nothing. An answer that cannot be parsed at all still fails the read.
-   *
-   * @param table a table of this store
-   * @param sink gets one {@link YtInspectedRow} per row of {@code table}
-   * @throws StoreException if the table cannot be read (unreachable, refused, an answer cut short)
-   * @throws IllegalArgumentException if {@code table} is not a table of this store
-   * @since 0.5.0
-   */
-  public void inspect(Table table, Consumer<YtInspectedRow> sink) {
-    Objects.requireNonNull(sink, "sink");
-    try (StoreTransaction tx = begin()) {
-      ((AbstractYtTransaction) tx).inspect(table, sink);
-      tx.abort();
-    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.epochal.tools.internal;
 
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableStore;
+import io.epochal.store.ytsaurus.YtInspection;
 import io.epochal.store.ytsaurus.YtTableStore;
 import java.util.List;
 import java.util.Optional;
@@ -10,7 +11,7 @@ import java.util.function.Consumer;
 /**
  * A YTsaurus store for inspection: the tool only looks rows up and scans (no lease, no write, no table created; a
  * table is found with {@link TableStore#findTable}); the tables under the store's root are listed with the Cypress
- * reads of {@link YtTableLister}. Rows are read with {@link YtTableStore#inspect}: one scan whose answered rows are
+ * reads of {@link YtTableLister}. Rows are read with {@link YtInspection#inspect}: one scan whose answered rows are
  * decoded one by one, so a row that does not fit its schema is reported with its key and the others are still shown.
  * Only the pinned mode's tables are listed. Thread-safe.
  */
@@ -49,7 +50,7 @@ public final class YtAccess implements StoreAccess {
 
   @Override
   public void inspect(Table table, Consumer<Cell> sink) {
-    store.inspect(table, r -> sink.accept(r.row().isPresent() ? Cell.of(r.row().get())
+    YtInspection.inspect(store, table, r -> sink.accept(r.row().isPresent() ? Cell.of(r.row().get())
         : Cell.failed(r.key(), Errors.oneLine(r.error().orElseThrow()))));
   }
 
