@@ -45,7 +45,16 @@ public record PipelineHealth(State state, long lastCommittedTxid, Optional<Insta
     FAILED
   }
 
-  /** Validates the fields. */
+  /**
+   * Validates the fields and copies {@code sourceLag}.
+   *
+   * @param state what the service is doing
+   * @param lastCommittedTxid the last txid committed, 0 if none
+   * @param lastCommitAt when this process last committed a batch
+   * @param restarts how many times the pipeline was rebuilt after a failure
+   * @param lastFailure the last failure (its type and message)
+   * @param sourceLag the lag of each source that can tell it, as read
+   */
   public PipelineHealth {
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(lastCommitAt, "lastCommitAt");
@@ -74,17 +83,30 @@ public record PipelineHealth(State state, long lastCommittedTxid, Optional<Insta
     return OptionalLong.of(sum);
   }
 
-  /** Ready for traffic: the pipeline is running. */
+  /**
+   * Ready for traffic: the pipeline is running.
+   *
+   * @return whether the state is {@link State#RUNNING}
+   */
   public boolean ready() {
     return state == State.RUNNING;
   }
 
-  /** Alive: not failed (a restarting or stopping service is alive). */
+  /**
+   * Alive: not failed (a restarting or stopping service is alive).
+   *
+   * @return whether the state is not {@link State#FAILED}
+   */
   public boolean live() {
     return state != State.FAILED;
   }
 
-  /** The age of the last commit at {@code now}; empty before the first commit. */
+  /**
+   * The age of the last commit.
+   *
+   * @param now the time to measure at
+   * @return the time from the last commit to {@code now}; empty before the first commit
+   */
   public Optional<Duration> sinceLastCommit(Instant now) {
     return lastCommitAt.map(at -> Duration.between(at, now));
   }

@@ -73,6 +73,10 @@ public final class PipelineService implements AutoCloseable {
   /**
    * Starts declaring a service named {@code name} (used in logs and thread names); {@code declaration} returns a
    * fresh builder of the pipeline each time the service (re)builds it.
+   *
+   * @param name the service's name
+   * @param declaration returns a new builder of the same pipeline over the same stores at each call
+   * @return a builder of the service
    */
   public static Builder builder(String name, Supplier<PipelineBuilder> declaration) {
     return new Builder(name, declaration);
@@ -81,6 +85,7 @@ public final class PipelineService implements AutoCloseable {
   /**
    * Starts the service thread; returns at once.
    *
+   * @return this service
    * @throws IllegalStateException if started before
    */
   public PipelineService start() {
@@ -97,7 +102,11 @@ public final class PipelineService implements AutoCloseable {
     return this;
   }
 
-  /** Registers a JVM shutdown hook (run on SIGTERM and SIGINT) that stops the service gracefully. Idempotent. */
+  /**
+   * Registers a JVM shutdown hook (run on SIGTERM and SIGINT) that stops the service gracefully. Idempotent.
+   *
+   * @return this service
+   */
   public PipelineService stopOnShutdown() {
     lock.lock();
     try {
@@ -152,7 +161,11 @@ public final class PipelineService implements AutoCloseable {
     }
   }
 
-  /** The failure that stopped the service, when it is {@link PipelineHealth.State#FAILED}. */
+  /**
+   * The failure that stopped the service.
+   *
+   * @return the failure, when the service is {@link PipelineHealth.State#FAILED}; empty otherwise
+   */
   public Optional<Throwable> failure() {
     lock.lock();
     try {
@@ -165,7 +178,9 @@ public final class PipelineService implements AutoCloseable {
   /**
    * Waits until the service thread ended (stopped or failed), at most {@code timeout}.
    *
+   * @param timeout how long to wait at most
    * @return true if it ended (also when it was closed before it started); false on timeout
+   * @throws InterruptedException if the waiting thread is interrupted
    */
   public boolean awaitTermination(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -431,31 +446,55 @@ public final class PipelineService implements AutoCloseable {
       this.declaration = Objects.requireNonNull(declaration, "declaration");
     }
 
-    /** How failures are restarted; {@link RestartPolicy#defaults()} unless set. */
+    /**
+     * How failures are restarted; {@link RestartPolicy#defaults()} unless set.
+     *
+     * @param policy the restart policy
+     * @return this builder
+     */
     public Builder restartPolicy(RestartPolicy policy) {
       this.restarts = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
-    /** How long to wait before polling idle spouts again; 200 ms unless set. */
+    /**
+     * How long to wait before polling idle spouts again; 200 ms unless set.
+     *
+     * @param wait the wait, positive
+     * @return this builder
+     */
     public Builder idleWait(Duration wait) {
       this.idleWait = positive(wait, "idleWait");
       return this;
     }
 
-    /** How long {@link PipelineService#close()} waits for the service to stop; 30 s unless set. */
+    /**
+     * How long {@link PipelineService#close()} waits for the service to stop; 30 s unless set.
+     *
+     * @param timeout the wait, positive
+     * @return this builder
+     */
     public Builder stopTimeout(Duration timeout) {
       this.stopTimeout = positive(timeout, "stopTimeout");
       return this;
     }
 
-    /** The clock of {@link PipelineHealth#lastCommitAt()}; the system UTC clock unless set. */
+    /**
+     * The clock of {@link PipelineHealth#lastCommitAt()}; the system UTC clock unless set.
+     *
+     * @param clock the clock
+     * @return this builder
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** The service, not started. */
+    /**
+     * The service, not started.
+     *
+     * @return a new service
+     */
     public PipelineService build() {
       return new PipelineService(this);
     }

@@ -24,6 +24,9 @@ public record SourceLag(String source, Map<String, PartitionLag> partitions, Opt
   /**
    * Validates and copies the fields.
    *
+   * @param source the spout's name
+   * @param partitions the positions by partition name; empty when {@code failure} is present
+   * @param failure why the source could not be read, empty when it was read
    * @throws IllegalArgumentException if both partitions and a failure are given
    */
   public SourceLag {

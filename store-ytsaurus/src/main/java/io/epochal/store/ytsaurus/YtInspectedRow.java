@@ -22,6 +22,9 @@ public record YtInspectedRow(String key, Optional<Row> row, Optional<StateCorrup
   /**
    * Validates the fields.
    *
+   * @param key the row's key as text
+   * @param row the row, if it was decoded
+   * @param error why the row cannot be read, otherwise
    * @throws IllegalArgumentException unless exactly one of {@code row} and {@code error} is present
    */
   public YtInspectedRow {
