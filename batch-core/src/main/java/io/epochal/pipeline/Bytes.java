@@ -11,9 +11,9 @@ import java.util.Objects;
  * (two cells, wrong counts); Epochal refuses array keys and offers this wrapper instead.
  *
  * <p>{@code groupBy} partitions a {@code Bytes} key by {@code farm_hash} of its bytes (the partition of the same bytes
- * as a YTsaurus {@code string} column), {@link io.epochal.store.table.KeyCodec#bytes()} stores it in a {@code bytes}
- * key column, and it may be an element of a composite ({@link java.util.List}) key. Ordered like YTsaurus keys:
- * lexicographically by unsigned bytes.
+ * as a YTsaurus {@code string} column), {@code io.epochal.store.table.KeyCodec.bytes()} (module {@code state-tables})
+ * stores it in a {@code bytes} key column, and it may be an element of a composite ({@link java.util.List}) key.
+ * Ordered like YTsaurus keys: lexicographically by unsigned bytes.
  *
  * <p>Immutable and thread-safe: the bytes are copied on the way in ({@link #of}) and out ({@link #toByteArray}).
  *

@@ -6,6 +6,7 @@ import io.epochal.errors.EpochalException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * same stores resumes after the last committed txid. A restart builds a new pipeline from {@code declaration}, which
  * must therefore declare the same pipeline over the same stores each time it is called.
  *
- * <p>Thread-safe: {@link #health()}, {@link #close()} and {@link #awaitTermination} may be called from any thread.
+ * <p>Thread-safe: {@link #health()}, {@link #healthWithLag()}, {@link #close()} and {@link #awaitTermination} may be
+ * called from any thread.
  *
  * @since 0.1.0
  */
@@ -71,6 +73,10 @@ public final class PipelineService implements AutoCloseable {
   /**
    * Starts declaring a service named {@code name} (used in logs and thread names); {@code declaration} returns a
    * fresh builder of the pipeline each time the service (re)builds it.
+   *
+   * @param name the service's name
+   * @param declaration returns a new builder of the same pipeline over the same stores at each call
+   * @return a builder of the service
    */
   public static Builder builder(String name, Supplier<PipelineBuilder> declaration) {
     return new Builder(name, declaration);
@@ -79,6 +85,7 @@ public final class PipelineService implements AutoCloseable {
   /**
    * Starts the service thread; returns at once.
    *
+   * @return this service
    * @throws IllegalStateException if started before
    */
   public PipelineService start() {
@@ -95,7 +102,11 @@ public final class PipelineService implements AutoCloseable {
     return this;
   }
 
-  /** Registers a JVM shutdown hook (run on SIGTERM and SIGINT) that stops the service gracefully. Idempotent. */
+  /**
+   * Registers a JVM shutdown hook (run on SIGTERM and SIGINT) that stops the service gracefully. Idempotent.
+   *
+   * @return this service
+   */
   public PipelineService stopOnShutdown() {
     lock.lock();
     try {
@@ -109,18 +120,52 @@ public final class PipelineService implements AutoCloseable {
     return this;
   }
 
-  /** A snapshot of the service's state, last commit, restarts and last failure. */
+  /**
+   * A snapshot of the service's state, last commit, restarts and last failure; cheap, never blocks on a source
+   * ({@link PipelineHealth#sourceLag()} is empty: see {@link #healthWithLag()}).
+   *
+   * @return the snapshot
+   */
   public PipelineHealth health() {
+    return snapshot(List.of());
+  }
+
+  /**
+   * {@link #health()} plus the lag of each source of the running pipeline that can tell it, read now on the calling
+   * thread ({@link Pipeline#sourceLag()}: a failed read is listed as such, never as 0); may block up to the sources'
+   * own timeouts (Kafka: at most 10 s), so keep it off a probe that must answer at once. While no pipeline runs
+   * (starting, restarting after a failure, stopped) the lag is empty: unknown.
+   *
+   * @return the snapshot with the lag
+   * @since 0.5.0
+   */
+  public PipelineHealth healthWithLag() {
+    Pipeline running;
+    lock.lock();
+    try {
+      running = state == PipelineHealth.State.RUNNING ? current : null;
+    } finally {
+      lock.unlock();
+    }
+    List<SourceLag> lag = running == null ? List.of() : running.sourceLag();
+    return snapshot(lag);
+  }
+
+  private PipelineHealth snapshot(List<SourceLag> lag) {
     lock.lock();
     try {
       return new PipelineHealth(state, lastTxid, Optional.ofNullable(lastCommitAt), restartCount,
-          Optional.ofNullable(failure).map(f -> f.getClass().getSimpleName() + ": " + f.getMessage()));
+          Optional.ofNullable(failure).map(f -> f.getClass().getSimpleName() + ": " + f.getMessage()), lag);
     } finally {
       lock.unlock();
     }
   }
 
-  /** The failure that stopped the service, when it is {@link PipelineHealth.State#FAILED}. */
+  /**
+   * The failure that stopped the service.
+   *
+   * @return the failure, when the service is {@link PipelineHealth.State#FAILED}; empty otherwise
+   */
   public Optional<Throwable> failure() {
     lock.lock();
     try {
@@ -133,7 +178,9 @@ public final class PipelineService implements AutoCloseable {
   /**
    * Waits until the service thread ended (stopped or failed), at most {@code timeout}.
    *
+   * @param timeout how long to wait at most
    * @return true if it ended (also when it was closed before it started); false on timeout
+   * @throws InterruptedException if the waiting thread is interrupted
    */
   public boolean awaitTermination(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -399,31 +446,55 @@ public final class PipelineService implements AutoCloseable {
       this.declaration = Objects.requireNonNull(declaration, "declaration");
     }
 
-    /** How failures are restarted; {@link RestartPolicy#defaults()} unless set. */
+    /**
+     * How failures are restarted; {@link RestartPolicy#defaults()} unless set.
+     *
+     * @param policy the restart policy
+     * @return this builder
+     */
     public Builder restartPolicy(RestartPolicy policy) {
       this.restarts = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
-    /** How long to wait before polling idle spouts again; 200 ms unless set. */
+    /**
+     * How long to wait before polling idle spouts again; 200 ms unless set.
+     *
+     * @param wait the wait, positive
+     * @return this builder
+     */
     public Builder idleWait(Duration wait) {
       this.idleWait = positive(wait, "idleWait");
       return this;
     }
 
-    /** How long {@link PipelineService#close()} waits for the service to stop; 30 s unless set. */
+    /**
+     * How long {@link PipelineService#close()} waits for the service to stop; 30 s unless set.
+     *
+     * @param timeout the wait, positive
+     * @return this builder
+     */
     public Builder stopTimeout(Duration timeout) {
       this.stopTimeout = positive(timeout, "stopTimeout");
       return this;
     }
 
-    /** The clock of {@link PipelineHealth#lastCommitAt()}; the system UTC clock unless set. */
+    /**
+     * The clock of {@link PipelineHealth#lastCommitAt()}; the system UTC clock unless set.
+     *
+     * @param clock the clock
+     * @return this builder
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** The service, not started. */
+    /**
+     * The service, not started.
+     *
+     * @return a new service
+     */
     public PipelineService build() {
       return new PipelineService(this);
     }

@@ -155,7 +155,7 @@ final class CommandLine {
       throw new Main.UsageException("--clicks-topic: '" + topics.get(1) + "' is also the --shows-topic; shows and "
           + "clicks need topics of their own");
     }
-    String until = choice(opts, "until", "end", List.of("end", "idle"));
+    String until = choice(opts, "until", "end", List.of("end", "idle", "stop"));
     return Optional.of(new KafkaInput.Settings(bootstrap, topics, topicOptions, until));
   }
 

@@ -51,7 +51,7 @@ final class KafkaInput implements AutoCloseable {
    * @param topics the topics, in the order of {@code topicOptions}
    * @param topicOptions the options that named them ({@code topic}; {@code shows-topic}, {@code clicks-topic})
    * @param until {@code end}: stop once every partition reached its end offset read at the start; {@code idle}:
-   *     at the first batch that finds nothing new
+   *     at the first batch that finds nothing new; {@code stop}: keep reading new records until SIGTERM or Ctrl-C
    */
   record Settings(String bootstrap, List<String> topics, List<String> topicOptions, String until) {
   }

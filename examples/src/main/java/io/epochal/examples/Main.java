@@ -84,6 +84,11 @@ public final class Main {
     }
   }
 
+  /**
+   * Runs the command line and exits the JVM with its exit code ({@link #usage()} lists both).
+   *
+   * @param args the command line, e.g. {@code word-count --sentences 200000}
+   */
   public static void main(String[] args) {
     System.exit(execute(args, System.out, System.err));
   }
@@ -143,8 +148,10 @@ public final class Main {
                  banner-counters --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME
                                  (shows: key show id, value banner id; clicks: key show id)
                  [--kafka-kind transactional|opaque]   the Kafka spout (default transactional)
-                 [--until end|idle]   end (default): stop once every partition reached the end offset it had at
-                                      the start (read_committed); idle: at the first batch with nothing new
+                 [--until end|idle|stop]   end (default): stop once every partition reached the end offset it
+                                      had at the start (read_committed); idle: at the first batch with nothing
+                                      new; stop: keep reading new records until SIGTERM or Ctrl-C, which finish
+                                      the batch being committed, then verify and exit
                  --batch-size B is then the most records of one Kafka partition per batch; the counts are verified
                  against the records below the committed offsets, read back from the topics (read_committed)
                produce word-count      --bootstrap HOST:PORT --topic NAME [--sentences N] [--seed S]
@@ -162,6 +169,19 @@ public final class Main {
   }
 
   static int run(Options o, PrintStream out) {
+    Optional<StopOnSignal> stop = o.kafka().filter(k -> k.until().equals("stop"))
+        .map(k -> StopOnSignal.install(out));
+    int code = FAILED;
+    try {
+      code = run(o, out, stop);
+      return code;
+    } finally {
+      int c = code;
+      stop.ifPresent(s -> s.finish(c));
+    }
+  }
+
+  private static int run(Options o, PrintStream out, Optional<StopOnSignal> stop) {
     // The metrics port, then Kafka: a busy port, an unreachable broker or a missing topic stops the run before any
     // store is opened or created.
     Optional<MetricsEndpoint> metrics = o.metricsPort().isPresent()
@@ -169,7 +189,7 @@ public final class Main {
     try {
       Optional<KafkaInput> kafka = o.kafka().map(KafkaInput::open);
       try {
-        return run(o, kafka, metrics, out);
+        return run(o, kafka, metrics, stop, out);
       } finally {
         kafka.ifPresent(KafkaInput::close);
       }
@@ -179,7 +199,7 @@ public final class Main {
   }
 
   private static int run(Options o, Optional<KafkaInput> kafka, Optional<MetricsEndpoint> metrics,
-      PrintStream out) {
+      Optional<StopOnSignal> stop, PrintStream out) {
     RandomFaults faults = new RandomFaults(o.failureRate(), o.seed());
     UnaryOperator<TableStore> meter = s -> metrics.map(m -> m.meter(s, o.store())).orElse(s);
     try (ExampleStore store = openStore(o, meter)) {
@@ -212,8 +232,14 @@ public final class Main {
       metrics.ifPresent(m -> builder.listener(m.listener(o.command())));
       metrics.ifPresent(m -> kafka.ifPresent(k -> k.onSpout(spout -> m.bindLag(o.command(), spout))));
       try (Pipeline pipeline = example.build(builder, store, faults)) {
-        summary = kafka.isPresent() && kafka.get().settings().until().equals("end")
-            ? runToStartEnds(pipeline, kafka.get(), store, o) : pipeline.runUntilIdle();
+        if (stop.isPresent()) {
+          stop.get().running(pipeline);
+          out.println("running until stopped: SIGTERM or Ctrl-C finishes the batch being committed, then verifies");
+          summary = runUntilStopped(pipeline, stop.get(), o);
+        } else {
+          summary = kafka.isPresent() && kafka.get().settings().until().equals("end")
+              ? runToStartEnds(pipeline, kafka.get(), store, o) : pipeline.runUntilIdle();
+        }
         replays = pipeline.metrics().failedAttempts();
       } finally {
         progress.finish();
@@ -259,6 +285,36 @@ public final class Main {
    */
   static int maxAttempts(double failureRate) {
     return failureRate <= 0 ? 10 : Math.max(10, (int) Math.ceil(Math.log(1e-12) / Math.log(failureRate)));
+  }
+
+  /**
+   * {@code --until stop}: runs batches, polling every 200 ms while there is nothing new, until a stop is requested
+   * (the run in progress then returns after the batch being committed).
+   */
+  private static RunSummary runUntilStopped(Pipeline pipeline, StopOnSignal stop, Options o) {
+    long first = 0;
+    long batches = 0;
+    long failed = 0;
+    long records = 0;
+    while (true) {
+      RunSummary s = pipeline.run(Math.max(4L, 2L * o.inFlight()));
+      first = first == 0 ? s.firstTxid() : first;
+      batches += s.batches();
+      failed += s.failedAttempts();
+      records += s.records();
+      if (stop.requested()) {
+        break;
+      }
+      if (s.batches() == 0) {
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    return new RunSummary(first, pipeline.lastCommittedTxid(), batches, failed, records);
   }
 
   /** Runs until every partition's committed offset reached its end offset at the start (or nothing is left). */

@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -101,6 +102,7 @@ class ReadmePipelineSnippetsTest {
     PipelineHealth health = service.health();     // state, last committed txid, when, restarts, last failure
     boolean ready = health.ready();               // RUNNING (not starting, restarting or stopping)
     Optional<Duration> age = health.sinceLastCommit(Instant.now());
+    OptionalLong lag = service.healthWithLag().lag();  // reads each source now: end - committed offsets, summed
     // README end service
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -112,6 +114,7 @@ class ReadmePipelineSnippetsTest {
       assertTrue(service.health().sinceLastCommit(Instant.now()).isPresent());
       assertTrue(age.isEmpty() || !age.get().isNegative());
       assertTrue(ready || health.state() != PipelineHealth.State.RUNNING);
+      assertTrue(lag.isEmpty(), "a list spout does not report its lag: unknown, not 0");
     } finally {
       service.close();
     }

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * One state's share of a {@link StateCache}: its keys live in the cache's two shared levels, its values are encoded
- * with its codec when they are demoted to the compressed level. Create one with {@link StateCache#region}.
+ * with its codec when they are demoted to the compressed level. Create one with {@link StateCache#newRegion}.
  *
  * <p>The cache stores <em>committed</em> state as seen by the owner of the region: a present value, or the knowledge
  * that the key has no row ({@link #putMissing}). Who puts what decides freshness:

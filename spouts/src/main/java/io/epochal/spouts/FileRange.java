@@ -25,6 +25,11 @@ public record FileRange(long start, long end, long crc32) {
   private static final Codec<FileRange> CODEC = new FileRangeCodec();
 
   /**
+   * Validates the range.
+   *
+   * @param start the offset of the first byte, {@code >= 0}
+   * @param end the offset after the last byte, {@code >= start}
+   * @param crc32 the CRC-32 of the bytes, in {@code [0, 2^32)}
    * @throws IllegalArgumentException if {@code start < 0}, {@code end < start} or {@code crc32} is not a 32-bit
    *     unsigned value
    */

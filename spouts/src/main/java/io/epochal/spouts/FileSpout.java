@@ -108,6 +108,10 @@ public final class FileSpout implements PartitionedTransactionalSpout<String, Fi
    * A file spout adapted with {@link Spouts#partitioned(PartitionedTransactionalSpout)}: a batch holds, per file
    * with new complete lines, the next at most {@code maxLinesPerBatch} of them, files in ascending path order.
    *
+   * @param name the spout name, unique within the pipeline
+   * @param paths the files, each named by its {@code toString()}; no duplicates
+   * @param maxLinesPerBatch the maximum number of lines of one file in one batch, {@code >= 1}
+   * @return a new transactional spout over the files
    * @see #of(String, List, int)
    */
   public static TransactionalSpout<String, PartitionedMetadata<FileRange>> transactional(String name,

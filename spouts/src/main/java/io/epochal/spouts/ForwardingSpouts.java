@@ -39,6 +39,8 @@ public final class ForwardingSpouts {
      * @param out where the engine collects the batch's records
      * @param emission the wrapped spout's emit call, into the collector it is given; returns what the spout's emit
      *     returns ({@code null} for the kinds whose emit returns nothing)
+     * @param <T> the record type
+     * @param <R> what the wrapped spout's emit returns (its batch metadata, or {@code Void})
      * @return what {@code emission} returned, or a replacement
      */
     <T, R> R aroundEmit(BatchAttempt attempt, Collector<T> out, Function<Collector<T>, R> emission);

@@ -70,6 +70,12 @@ public final class GeneratedSpout<T> implements TransactionalSpout<T, Range> {
   /**
    * A spout of {@code count} sentences from {@link #sentences(long)}, the input of the word count example.
    *
+   * @param name the spout name, unique within the pipeline
+   * @param seed the seed of the sentences (the same seed gives the same sentences)
+   * @param count the number of sentences, {@code >= 0}
+   * @param batchSize the maximum number of sentences per batch, {@code >= 1}
+   * @return a new spout
+   *
    * @throws NullPointerException if {@code name} is {@code null}
    * @throws IllegalArgumentException if {@code count < 0} or {@code batchSize < 1}
    */

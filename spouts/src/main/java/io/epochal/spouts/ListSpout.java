@@ -76,6 +76,7 @@ public final class ListSpout<T> implements TransactionalSpout<T, Range> {
   /**
    * Appends one record; it becomes part of the next batch with room for it.
    *
+   * @param record the record
    * @throws NullPointerException if {@code record} is {@code null}
    */
   public void append(T record) {
@@ -88,6 +89,7 @@ public final class ListSpout<T> implements TransactionalSpout<T, Range> {
   /**
    * Appends records in order, atomically: a concurrent batch sees all of them or none.
    *
+   * @param more the records, in order
    * @throws NullPointerException if {@code more} or one of its elements is {@code null} (then nothing is appended)
    */
   public void appendAll(Collection<? extends T> more) {

@@ -23,6 +23,10 @@ public record Range(long start, long end) {
   private static final Codec<Range> CODEC = new RangeCodec();
 
   /**
+   * Validates the range.
+   *
+   * @param start the index of the first record, {@code >= 0}
+   * @param end the index after the last record, {@code >= start}
    * @throws IllegalArgumentException if {@code start < 0} or {@code end < start}
    */
   public Range {

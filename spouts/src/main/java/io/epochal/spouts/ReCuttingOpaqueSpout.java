@@ -91,7 +91,14 @@ public final class ReCuttingOpaqueSpout<T> implements OpaqueSpout<T, Long> {
   /**
    * A re-cutting spout over {@code count} generated records.
    *
+   * @param name the spout name, unique within the pipeline
+   * @param count the number of records, {@code >= 0}
    * @param generator record {@code i} from {@code i}; must be pure for the replay promise to hold
+   * @param minBatch the minimum batch length, {@code >= 1}
+   * @param maxBatch the maximum batch length, {@code >= minBatch}, {@code < Integer.MAX_VALUE}
+   * @param seed the seed of all cuts
+   * @param <T> the record type
+   * @return a new spout
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if {@code count < 0} or the batch bounds are bad
    * @see #of(String, List, int, int, long)
@@ -130,6 +137,9 @@ public final class ReCuttingOpaqueSpout<T> implements OpaqueSpout<T, Long> {
   /**
    * The records {@link #emit} emits for {@code attempt} after {@code previous}, as a range of indexes.
    *
+   * @param attempt the batch attempt (its txid and attempt number seed the cut)
+   * @param previous the position the previous batch ended at (where this one starts), empty for the first batch
+   * @return the indexes of the records emitted
    * @throws SourceChangedException if {@code previous} lies beyond the input
    */
   public Range cut(BatchAttempt attempt, Optional<Long> previous) {

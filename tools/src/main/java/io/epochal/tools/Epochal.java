@@ -42,7 +42,11 @@ public final class Epochal {
   private Epochal() {
   }
 
-  /** Runs the command and exits the JVM with its exit code. */
+  /**
+   * Runs the command and exits the JVM with its exit code.
+   *
+   * @param args the command line, e.g. {@code state dump --rocksdb DIR}
+   */
   public static void main(String[] args) {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
@@ -53,6 +57,9 @@ public final class Epochal {
   /**
    * Runs the command with {@code out} and {@code err} as standard output and error.
    *
+   * @param args the command line, e.g. {@code state dump --rocksdb DIR}
+   * @param out where the command's report goes (text, or JSON with {@code --json})
+   * @param err where unreadable cells, usage errors and store failures are reported
    * @return the exit code (0 everything read, 1 some cells unreadable, 2 wrong usage, 3 store failure)
    */
   public static int run(String[] args, PrintStream out, PrintStream err) {

@@ -14,6 +14,7 @@ import io.epochal.pipeline.PipelineMetrics;
 import io.epochal.pipeline.RetryPolicy;
 import io.epochal.pipeline.RunSummary;
 import io.epochal.pipeline.Sleeper;
+import io.epochal.pipeline.SourceLag;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointEpoch;
@@ -61,6 +62,7 @@ public final class Coordinator implements Pipeline {
   private final BatchSource source;
   /** The spouts' names, by source index. */
   private final List<String> spoutNames;
+  private final SourceLags lags;
   private final BatchExecutor executor;
   private final AttemptNumbers attempts;
   private final PendingBatches pending;
@@ -87,6 +89,7 @@ public final class Coordinator implements Pipeline {
     this.config = Objects.requireNonNull(config, "config");
     this.source = BatchSource.of(graph.spouts());
     this.spoutNames = graph.spouts().stream().map(io.epochal.spout.Spout::name).toList();
+    this.lags = new SourceLags(graph.spouts());
     this.executor = new BatchExecutor(config.name(), config.partitions(), config.threads(), graph.nodes(),
         config.checkpointStore());
     Checkpoint checkpoint = config.checkpointStore().load(config.name());
@@ -202,6 +205,11 @@ public final class Coordinator implements Pipeline {
   public synchronized PipelineMetrics metrics() {
     return new PipelineMetrics(batchesCommitted, failedAttempts, recordsCommitted, committedTxid, totalCommitNanos,
         maxCommitNanos);
+  }
+
+  @Override
+  public List<SourceLag> sourceLag() {
+    return lags.read();
   }
 
   @Override

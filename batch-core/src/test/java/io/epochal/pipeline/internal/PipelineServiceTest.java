@@ -17,10 +17,13 @@ import io.epochal.pipeline.PipelineHealth.State;
 import io.epochal.pipeline.PipelineService;
 import io.epochal.pipeline.RestartPolicy;
 import io.epochal.pipeline.RetryPolicy;
+import io.epochal.pipeline.SourceLag;
 import io.epochal.sink.CollectingSink;
 import io.epochal.spout.BatchAttempt;
 import io.epochal.spout.Collector;
+import io.epochal.spout.LagReporting;
 import io.epochal.spout.OpaqueSpout;
+import io.epochal.spout.PartitionLag;
 import io.epochal.store.Checkpoint;
 import io.epochal.store.CheckpointStore;
 import io.epochal.store.InMemoryCheckpointStore;
@@ -28,7 +31,9 @@ import io.epochal.store.OutboxEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -193,6 +198,67 @@ class PipelineServiceTest {
     assertExact(spout, checkpoints, out);
   }
 
+  @Test
+  void healthWithLagReadsTheRunningPipelinesSourcesAndShowsAFailedReadAsUnknown() throws Exception {
+    LaggingSpout spout = new LaggingSpout(10);
+    spout.append(0, 100);
+    InMemoryCheckpointStore checkpoints = new InMemoryCheckpointStore();
+    spout.checkpoints = checkpoints;
+    CollectingSink<Integer> out = new CollectingSink<>("out");
+    PipelineService service = PipelineService.builder("svc", () -> declare(spout, checkpoints, out,
+        new AtomicInteger())).idleWait(Duration.ofMillis(10)).stopTimeout(WAIT).build().start();
+    await("the first 100 records", () -> out.values().size() == 100);
+    await("running", () -> service.health().ready());
+    assertEquals(List.of(), service.health().sourceLag(), "health() reads no source");
+    assertTrue(service.health().lag().isEmpty(), "no lag read: unknown, not 0");
+
+    PipelineHealth caughtUp = service.healthWithLag();
+    assertEquals(List.of(SourceLag.read("growing", Map.of("0", new PartitionLag(100, 100)))),
+        caughtUp.sourceLag());
+    assertEquals(OptionalLong.of(0), caughtUp.lag());
+
+    spout.visible.set(100);
+    spout.append(100, 150);
+    PipelineHealth behind = service.healthWithLag();
+    assertEquals(OptionalLong.of(50), behind.lag(), behind::toString);
+    assertEquals(new PartitionLag(150, 100), behind.sourceLag().get(0).partitions().get("0"));
+
+    spout.unreadable.set(true);
+    PipelineHealth unknown = service.healthWithLag();
+    assertEquals(1, unknown.sourceLag().size());
+    assertTrue(unknown.sourceLag().get(0).failure().orElse("").contains("source unreachable"), unknown::toString);
+    assertTrue(unknown.sourceLag().get(0).total().isEmpty(), "a failed read is unknown, never 0");
+    assertTrue(unknown.lag().isEmpty(), "a failed read is unknown, never 0");
+
+    spout.unreadable.set(false);
+    spout.visible.set(Integer.MAX_VALUE);
+    await("the appended records", () -> out.values().size() == 150);
+    await("caught up", () -> service.healthWithLag().lag().equals(OptionalLong.of(0)));
+    service.close();
+    assertEquals(List.of(), service.healthWithLag().sourceLag(), "no running pipeline: no lag");
+    assertExact(spout, checkpoints, out);
+  }
+
+  @Test
+  void aPipelineListsOnlyTheSourcesThatReportTheirLag() {
+    GrowingSpout plain = new GrowingSpout(10);
+    LaggingSpout lagging = new LaggingSpout(10) {
+      @Override
+      public String name() {
+        return "lagging";
+      }
+    };
+    plain.append(0, 5);
+    lagging.append(0, 7);
+    InMemoryCheckpointStore checkpoints = new InMemoryCheckpointStore();
+    lagging.checkpoints = checkpoints;
+    PipelineBuilder b = Pipeline.newBuilder("svc").checkpointStore(checkpoints);
+    b.source(plain).merge(b.source(lagging)).to("out", new CollectingSink<>("out"));
+    try (Pipeline p = b.build()) {
+      assertEquals(List.of(SourceLag.read("lagging", Map.of("0", new PartitionLag(7, 0)))), p.sourceLag());
+    }
+  }
+
   // ---------------------------------------------------------------- fixtures
 
   private static PipelineBuilder declare(GrowingSpout spout, CheckpointStore checkpoints, CollectingSink<Integer> out,
@@ -278,8 +344,39 @@ class PipelineServiceTest {
     }
   }
 
+  /**
+   * A {@link GrowingSpout} that reports its lag: end = records appended, committed = the offset in the checkpoint
+   * (read from the checkpoint store, as a real spout reads its source); {@code visible} holds new input back,
+   * {@code unreadable} makes the lag read fail.
+   */
+  static class LaggingSpout extends GrowingSpout implements LagReporting {
+    /** Records beyond this count are held back (appended, so counted in the end, but not emitted yet). */
+    final AtomicInteger visible = new AtomicInteger(Integer.MAX_VALUE);
+    final AtomicBoolean unreadable = new AtomicBoolean();
+    volatile CheckpointStore checkpoints;
+
+    LaggingSpout(int cut) {
+      super(cut);
+    }
+
+    @Override
+    int available() {
+      return Math.min(records.size(), visible.get());
+    }
+
+    @Override
+    public Map<String, PartitionLag> sourceLag() {
+      if (unreadable.get()) {
+        throw new StoreException("injected: source unreachable", null, true, ErrorContext.NONE);
+      }
+      Checkpoint c = checkpoints.load("svc");
+      long committed = c.hasCommitted() ? Codecs.longs().decode(c.committedMetadata()) : 0L;
+      return Map.of("0", new PartitionLag(records.size(), committed));
+    }
+  }
+
   /** An opaque spout over a list that tests append to; each batch takes up to {@code cut} records. */
-  static final class GrowingSpout implements OpaqueSpout<Integer, Long> {
+  static class GrowingSpout implements OpaqueSpout<Integer, Long> {
     final List<Integer> records = new CopyOnWriteArrayList<>();
     final int cut;
 
@@ -301,15 +398,20 @@ class PipelineServiceTest {
       return Codecs.longs();
     }
 
+    /** How many records may be emitted now. */
+    int available() {
+      return records.size();
+    }
+
     @Override
     public boolean isReady(long txid, Optional<Long> previous) {
-      return previous.orElse(0L) < records.size();
+      return previous.orElse(0L) < available();
     }
 
     @Override
     public Long emit(BatchAttempt attempt, Optional<Long> previous, Collector<Integer> out) {
       int from = previous.orElse(0L).intValue();
-      int to = Math.min(records.size(), from + cut);
+      int to = Math.min(available(), from + cut);
       for (int i = from; i < to; i++) {
         out.emit(records.get(i));
       }

@@ -28,6 +28,9 @@ public final class CacheMeters {
   /**
    * Registers the cache's meters in {@code registry}, tagged {@code cache=<name>}.
    *
+   * @param cache the cache whose lookups, evictions, moves, weight and entries are measured
+   * @param registry where the meters are registered
+   * @param name the value of the {@code cache} tag
    * @throws NullPointerException if an argument is null
    */
   public static void bind(StateCache cache, MeterRegistry registry, String name) {

@@ -55,6 +55,11 @@ public final class LagMeters {
    * Reads the source once (on this thread), registers a lag gauge per partition it shows (a failed first read: none
    * yet) and the partitions gauge.
    *
+   * @param registry where the gauges are registered (it holds {@code lag} from then on)
+   * @param pipeline the value of the {@code pipeline} tag
+   * @param source the value of the {@code source} tag (the spout's name)
+   * @param lag what is read: at this call, then by a scrape once the last read is {@code refresh} old
+   * @param refresh the least age of a read before a scrape reads the source again; zero reads at every scrape
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code refresh} is negative
    */

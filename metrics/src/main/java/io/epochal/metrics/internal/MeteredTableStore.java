@@ -32,6 +32,9 @@ public final class MeteredTableStore implements TableStore {
   /**
    * Meters {@code inner} in {@code registry} under the tag {@code store=<name>}.
    *
+   * @param inner the store every call is forwarded to, unchanged
+   * @param registry where the request timers and row and failure counters are registered
+   * @param name the value of the {@code store} tag
    * @throws NullPointerException if an argument is null
    */
   public MeteredTableStore(TableStore inner, MeterRegistry registry, String name) {

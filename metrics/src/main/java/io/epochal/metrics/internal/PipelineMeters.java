@@ -45,6 +45,8 @@ public final class PipelineMeters implements PipelineListener {
   /**
    * Registers the pipeline's meters in {@code registry}, tagged {@code pipeline=<pipeline>}.
    *
+   * @param registry where the counters, timers and gauges are registered
+   * @param pipeline the value of the {@code pipeline} tag (the pipeline's name)
    * @throws NullPointerException if an argument is null
    */
   public PipelineMeters(MeterRegistry registry, String pipeline) {

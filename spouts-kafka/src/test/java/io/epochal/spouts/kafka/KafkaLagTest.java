@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.pipeline.Pipeline;
+import io.epochal.pipeline.SourceLag;
 import io.epochal.spout.LagReporting;
 import io.epochal.spout.PartitionLag;
 import io.epochal.spout.Spout;
@@ -67,6 +68,7 @@ class KafkaLagTest {
         Map<String, PartitionLag> part = lag(spout);
         assertEquals(Map.of(topic + "-0", new PartitionLag(50, 20), topic + "-1", new PartitionLag(30, 20),
             topic + "-2", new PartitionLag(0, 0)), part, "two committed batches of at most 10 per partition");
+        assertEquals(List.of(SourceLag.read("words", part)), p.sourceLag(), "the pipeline reads the same report");
         assertEquals(30, part.get(topic + "-0").lag());
         assertEquals(10, part.get(topic + "-1").lag());
         p.runUntilIdle();

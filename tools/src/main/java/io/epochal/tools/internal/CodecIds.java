@@ -33,7 +33,10 @@ public final class CodecIds {
     }
   }
 
-  /** @return the codec whose id is {@code id}, or why it cannot be had */
+  /**
+   * @param id a codec id as a table records it ({@code long-be:v1}, {@code kryo:v1:<classes>}, ...)
+   * @return the codec whose id is {@code id}, or why it cannot be had
+   */
   public static Resolution resolve(String id) {
     switch (id) {
       case "long-be:v1":

@@ -5,7 +5,10 @@ public final class Errors {
   private Errors() {
   }
 
-  /** @return the message of {@code e} (with its causes') on one line */
+  /**
+   * @param e the error
+   * @return the message of {@code e} (with its causes') on one line
+   */
   public static String oneLine(Throwable e) {
     StringBuilder sb = new StringBuilder();
     for (Throwable t = e; t != null && sb.length() < 2000; t = t.getCause()) {

@@ -33,6 +33,11 @@ public final class MergedMetadata implements Codec<List<MergedMetadata.Source>> 
   public record Source(int index, boolean inBatch, Optional<Object> metadata) {
   }
 
+  /**
+   * A decoder of the merged metadata of a pipeline with these sources.
+   *
+   * @param sources the metadata codec of each source, in the order the sources were declared
+   */
   public MergedMetadata(List<Codec<?>> sources) {
     this.sources = List.copyOf(sources);
   }

@@ -35,6 +35,14 @@ public final class PostgresAccess implements StoreAccess {
   private final String schema;
   private final PostgresTableStore store;
 
+  /**
+   * Opens the store read-only ({@code default_transaction_read_only=on}).
+   *
+   * @param jdbcUrl {@code jdbc:postgresql://HOST:PORT/DB}
+   * @param user the database user, or null for the driver's default
+   * @param password the password, or null for none
+   * @param schema the schema holding the store's tables, or null for {@code epochal}
+   */
   public PostgresAccess(String jdbcUrl, String user, String password, String schema) {
     this.url = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + READ_ONLY_OPTION;
     this.user = user;

@@ -27,6 +27,13 @@ public final class Report {
   private final ArrayNode errors = document.putArray("errors");
   private int unreadable;
 
+  /**
+   * A report to {@code out}, with unreadable cells on {@code err}.
+   *
+   * @param out standard output
+   * @param err standard error
+   * @param json whether the output is one JSON document (printed by {@link #finish}) instead of text lines
+   */
   public Report(PrintWriter out, PrintWriter err, boolean json) {
     this.out = out;
     this.err = err;
@@ -43,14 +50,25 @@ public final class Report {
     return document;
   }
 
-  /** Prints a text line (nothing in JSON mode). */
+  /**
+   * Prints a text line (nothing in JSON mode).
+   *
+   * @param format a {@link String#format} pattern, without the line end
+   * @param args its arguments
+   */
   public void line(String format, Object... args) {
     if (!json) {
       out.printf(format + "%n", args);
     }
   }
 
-  /** Reports an unreadable cell of {@code table} at {@code key} on standard error (and in the JSON errors). */
+  /**
+   * Reports an unreadable cell of {@code table} at {@code key} on standard error (and in the JSON errors).
+   *
+   * @param table the table's path
+   * @param key the cell's key as text
+   * @param why what made it unreadable
+   */
   public void unreadable(String table, String key, String why) {
     unreadable++;
     err.println("error: table " + table + ", key " + key + ": " + why + " (skipped)");
@@ -79,7 +97,10 @@ public final class Report {
     err.flush();
   }
 
-  /** @return a value for the JSON output: raw bytes as {@code {"raw_hex": "0x..."}}, others as Jackson sees them */
+  /**
+   * @param value a decoded value or key part
+   * @return a value for the JSON output: raw bytes as {@code {"raw_hex": "0x..."}}, others as Jackson sees them
+   */
   public static JsonNode toJson(Object value) {
     if (value instanceof TableDecoder.Raw raw) {
       return JsonNodeFactory.instance.objectNode().put("raw_hex", raw.hex());
@@ -112,7 +133,10 @@ public final class Report {
     }
   }
 
-  /** @return a value for the text output ({@code "text"} quoted, raw bytes in hex) */
+  /**
+   * @param value a decoded value or key part
+   * @return a value for the text output ({@code "text"} quoted, raw bytes in hex)
+   */
   public static String toText(Object value) {
     return value instanceof String s ? '"' + s + '"' : String.valueOf(value);
   }

@@ -15,6 +15,11 @@ import java.util.function.Consumer;
 public final class RocksAccess implements StoreAccess {
   private final RocksDbTableStore store;
 
+  /**
+   * Opens the state directory read-only.
+   *
+   * @param dir the RocksDB state directory
+   */
   public RocksAccess(Path dir) {
     this.store = RocksDbTableStore.builder(dir).readOnly(true).build();
   }

@@ -43,10 +43,20 @@ public interface StoreAccess extends AutoCloseable {
    */
   List<String> tablePaths();
 
-  /** Reads every row of {@code table} in key order; an unreadable row reaches {@code sink} as a failed cell. */
+  /**
+   * Reads every row of {@code table} in key order; an unreadable row reaches {@code sink} as a failed cell.
+   *
+   * @param table a table of {@link #store()}
+   * @param sink gets each row, or each unreadable one as a failed cell
+   */
   void inspect(Table table, Consumer<Cell> sink);
 
-  /** @return the row of {@code key}, or empty; @throws StateCorruptedException if it cannot be decoded */
+  /**
+   * @param table a table of {@link #store()}
+   * @param key a key of {@code table}
+   * @return the row of {@code key}, or empty
+   * @throws StateCorruptedException if it cannot be decoded
+   */
   default Optional<Row> get(Table table, TableKey key) {
     return store().lookup(table, List.of(key)).get(0);
   }
@@ -57,6 +67,11 @@ public interface StoreAccess extends AutoCloseable {
   /**
    * The generic read: one scan in one read transaction; if the scan meets an unreadable row, {@code fallback} reads
    * the table key by key, else the table's failure is reported as one failed cell.
+   *
+   * @param store the store, opened read-only
+   * @param table a table of {@code store}
+   * @param sink gets each row, or each unreadable one as a failed cell
+   * @param fallback the key-by-key read, where the store can list a table's keys
    */
   static void scan(TableStore store, Table table, Consumer<Cell> sink, Optional<Runnable> fallback) {
     List<Row> rows;

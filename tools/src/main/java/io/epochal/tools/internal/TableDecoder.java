@@ -52,6 +52,11 @@ public final class TableDecoder {
   public record DecodedRow(Map<String, Object> key, Map<String, Object> values, Optional<Long> txid) {
   }
 
+  /**
+   * A decoder of the rows of the table {@code schema} describes, with the layout and codec its attributes record.
+   *
+   * @param schema the table's schema, with its {@code epochal.*} attributes
+   */
   public TableDecoder(TableSchema schema) {
     this.schema = schema;
     Map<String, String> attrs = schema.attributes();
@@ -81,12 +86,16 @@ public final class TableDecoder {
     return note;
   }
 
-  /** @return the attribute {@code name} of the table, or {@code "-"} */
+  /**
+   * @param name an attribute name, e.g. {@code epochal.codec}
+   * @return the attribute {@code name} of the table, or {@code "-"}
+   */
   public String attribute(String name) {
     return schema.attributes().getOrDefault(name, "-");
   }
 
   /**
+   * @param row a row of the table
    * @return the row decoded
    * @throws RuntimeException (typically {@link io.epochal.codec.CodecException}) if a value does not decode
    */
@@ -106,7 +115,10 @@ public final class TableDecoder {
     return new DecodedRow(key(row.key()), values, txid);
   }
 
-  /** @return the user key columns of {@code key} by name ({@code bytes} as {@link Raw}) */
+  /**
+   * @param key a key of any table
+   * @return the user key columns of {@code key} by name ({@code bytes} as {@link Raw})
+   */
   public static Map<String, Object> key(TableKey key) {
     Map<String, Object> out = new LinkedHashMap<>();
     List<Column> columns = key.schema().userKeyColumns();
@@ -118,6 +130,7 @@ public final class TableDecoder {
   }
 
   /**
+   * @param parts the text of each user key column, in column order
    * @return the key of this table from the text of each user key column ({@code bytes} in hex, {@code uint64}
    *     unsigned)
    * @throws IllegalArgumentException if the count or a part does not fit

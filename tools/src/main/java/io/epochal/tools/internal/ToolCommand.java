@@ -43,6 +43,8 @@ public abstract class ToolCommand implements Callable<Integer> {
   /**
    * Runs the command.
    *
+   * @param access the store, opened read-only
+   * @param report where rows, unreadable cells and the JSON document go
    * @return the exit code if no cell was unreadable
    */
   protected abstract int run(StoreAccess access, Report report);

@@ -2,6 +2,7 @@ package io.epochal.tools.internal;
 
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableStore;
+import io.epochal.store.ytsaurus.YtInspection;
 import io.epochal.store.ytsaurus.YtTableStore;
 import java.util.List;
 import java.util.Optional;
@@ -10,13 +11,21 @@ import java.util.function.Consumer;
 /**
  * A YTsaurus store for inspection: the tool only looks rows up and scans (no lease, no write, no table created; a
  * table is found with {@link TableStore#findTable}); the tables under the store's root are listed with the Cypress
- * reads of {@link YtTableLister}. A table whose scan meets an unreadable row is reported as one failed cell (YTsaurus
- * cannot be read around it row by row without its key list). Only the pinned mode's tables are listed. Thread-safe.
+ * reads of {@link YtTableLister}. Rows are read with {@link YtInspection#inspect}: one scan whose answered rows are
+ * decoded one by one, so a row that does not fit its schema is reported with its key and the others are still shown.
+ * Only the pinned mode's tables are listed. Thread-safe.
  */
 public final class YtAccess implements StoreAccess {
   private final YtTableStore store;
   private final YtTableLister lister;
 
+  /**
+   * Connects to the store; nothing is created or written.
+   *
+   * @param proxy the HTTP proxy, {@code HOST:PORT}
+   * @param root the store's Cypress root, or null for the store's default
+   * @param token the OAuth token, or null for {@code YT_TOKEN} or {@code ~/.yt/token}
+   */
   public YtAccess(String proxy, String root, String token) {
     YtTableStore.Builder b = YtTableStore.builder(proxy);
     if (root != null) {
@@ -41,7 +50,8 @@ public final class YtAccess implements StoreAccess {
 
   @Override
   public void inspect(Table table, Consumer<Cell> sink) {
-    StoreAccess.scan(store, table, sink, Optional.empty());
+    YtInspection.inspect(store, table, r -> sink.accept(r.row().isPresent() ? Cell.of(r.row().get())
+        : Cell.failed(r.key(), Errors.oneLine(r.error().orElseThrow()))));
   }
 
   @Override

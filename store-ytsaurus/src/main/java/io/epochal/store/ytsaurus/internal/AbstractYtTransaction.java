@@ -1,5 +1,9 @@
 package io.epochal.store.ytsaurus.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.epochal.errors.StateCorruptedException;
+import io.epochal.store.ytsaurus.YtInspectedRow;
+import java.util.function.Consumer;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
@@ -119,6 +123,38 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
     return Collections.unmodifiableList(rows);
   }
 
+  /**
+   * Reads every committed row of {@code table} with the same one request as {@link #scan}, but decodes each answered
+   * row on its own: a row that does not fit the table's schema reaches {@code sink} as its error, naming its key
+   * where the key columns decode, and the rows after it still arrive. Readable rows in key order, then the
+   * unreadable ones in answer order. For inspection tools; an answer that is no tabular JSON at all (cut short, an
+   * error in the body) still fails the whole read.
+   *
+   * @param table a table of this store
+   * @param sink gets one {@link YtInspectedRow} per answered row of {@code table}
+   * @throws io.epochal.errors.StoreException if the table cannot be read at all
+   */
+  public final void inspect(Table table, Consumer<YtInspectedRow> sink) {
+    YtTable t = table(table);
+    checkOpen();
+    readHook.beforeRead(t.schema().path());
+    List<Row> rows = new ArrayList<>();
+    List<YtInspectedRow> bad = new ArrayList<>();
+    for (JsonNode json : scanAnswer(t)) {
+      try {
+        Row row = decodeScanned(t, json);
+        if (row != null) {
+          rows.add(row);
+        }
+      } catch (StateCorruptedException e) {
+        bad.add(new YtInspectedRow(e.context().key().orElse("(unknown key)"), Optional.empty(), Optional.of(e)));
+      }
+    }
+    rows.sort((a, b) -> a.key().compareTo(b.key()));
+    rows.forEach(r -> sink.accept(new YtInspectedRow(r.key().toString(), Optional.of(r), Optional.empty())));
+    bad.forEach(sink);
+  }
+
   @Override
   public final void upsert(Table table, Row row) {
     YtTable t = table(table);
@@ -183,8 +219,32 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   /**
    * @param table the table
    * @return its committed rows, any order
+   * @throws StateCorruptedException if a row does not fit the schema
    */
-  protected abstract List<Row> doScan(YtTable table);
+  protected List<Row> doScan(YtTable table) {
+    List<Row> out = new ArrayList<>();
+    for (JsonNode json : scanAnswer(table)) {
+      Row row = decodeScanned(table, json);
+      if (row != null) {
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * @param table the table
+   * @return the answered JSON rows of one {@code select_rows} over the table's committed rows, any order
+   */
+  protected abstract List<JsonNode> scanAnswer(YtTable table);
+
+  /**
+   * @param table the table
+   * @param json one row of {@link #scanAnswer}
+   * @return the row decoded, or {@code null} if the answered row is not one of {@code table}'s
+   * @throws StateCorruptedException if the row does not fit the schema
+   */
+  protected abstract Row decodeScanned(YtTable table, JsonNode json);
 
   /**
    * Sends the writes and commits. The transaction is already marked over.

@@ -1,5 +1,6 @@
 package io.epochal.store.ytsaurus.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.epochal.store.table.ReadHook;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.TableKey;
@@ -43,7 +44,12 @@ public final class LatestReads extends AbstractYtTransaction {
   }
 
   @Override
-  protected List<Row> doScan(YtTable table) {
+  protected List<JsonNode> scanAnswer(YtTable table) {
+    throw new UnsupportedOperationException("latest-row reads only look keys up; scan in a transaction");
+  }
+
+  @Override
+  protected Row decodeScanned(YtTable table, JsonNode json) {
     throw new UnsupportedOperationException("latest-row reads only look keys up; scan in a transaction");
   }
 

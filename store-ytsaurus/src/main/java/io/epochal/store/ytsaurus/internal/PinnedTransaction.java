@@ -165,15 +165,16 @@ public final class PinnedTransaction extends AbstractYtTransaction {
   }
 
   @Override
-  protected List<Row> doScan(YtTable table) {
+  protected List<JsonNode> scanAnswer(YtTable table) {
     ObjectNode params = YtJson.object().put("query", "* FROM [" + table.ytPath() + "]")
         .put("output_row_limit", YtTableStoreSupport.SCAN_LIMIT).put("input_row_limit", YtTableStoreSupport.SCAN_LIMIT)
         .put("fail_on_incomplete_result", true).put("dump_error_into_response", true);
-    List<Row> out = new ArrayList<>();
-    for (JsonNode row : client.rows(inTx(YtCommand.SELECT_ROWS, params, null, Phase.IN_TRANSACTION))) {
-      out.add(YtRowCodec.rowFromJson(table.schema(), row, null));
-    }
-    return out;
+    return client.rows(inTx(YtCommand.SELECT_ROWS, params, null, Phase.IN_TRANSACTION));
+  }
+
+  @Override
+  protected Row decodeScanned(YtTable table, JsonNode json) {
+    return YtRowCodec.rowFromJson(table.schema(), json, null);
   }
 
   @Override

@@ -127,7 +127,7 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
   }
 
   @Override
-  protected List<Row> doScan(YtTable table) {
+  protected List<JsonNode> scanAnswer(YtTable table) {
     String path = table.schema().path();
     boolean ascii = path.chars().allMatch(c -> c >= 0x20 && c < 0x7f);
     String query = "* FROM [" + sharedTable + "]" + (ascii ? " WHERE state_id = \""
@@ -135,21 +135,19 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
     ObjectNode p = YtJson.object().put("query", query).put("output_row_limit", YtTableStoreSupport.SCAN_LIMIT)
         .put("input_row_limit", YtTableStoreSupport.SCAN_LIMIT).put("fail_on_incomplete_result", true)
         .put("dump_error_into_response", true);
-    List<Row> out = new ArrayList<>();
-    for (JsonNode r : client.rows(Call.setup(YtCommand.SELECT_ROWS, p, proxy))) {
-      JsonNode stateId = r == null ? null : r.get("state_id");
-      if (stateId == null || !stateId.isTextual()) {
-        throw YtRowCodec.corrupted(table.schema(), null, r, "a row of the shared table without a string state_id");
-      }
-      if (!YtJson.jsonToText(stateId.textValue()).equals(path)) {
-        continue;
-      }
-      Row row = SingleTableLayout.decode(table.schema(), r, null, readHook());
-      if (row != null) {
-        out.add(row);
-      }
+    return client.rows(Call.setup(YtCommand.SELECT_ROWS, p, proxy));
+  }
+
+  @Override
+  protected Row decodeScanned(YtTable table, JsonNode r) {
+    JsonNode stateId = r == null ? null : r.get("state_id");
+    if (stateId == null || !stateId.isTextual()) {
+      throw YtRowCodec.corrupted(table.schema(), null, r, "a row of the shared table without a string state_id");
     }
-    return out;
+    if (!YtJson.jsonToText(stateId.textValue()).equals(table.schema().path())) {
+      return null;
+    }
+    return SingleTableLayout.decode(table.schema(), r, null, readHook());
   }
 
   @Override
