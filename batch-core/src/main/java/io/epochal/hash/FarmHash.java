@@ -102,21 +102,25 @@ public final class FarmHash {
   }
 
   /**
-   * Partition of a key: its hash read as an unsigned 64-bit number, modulo the partition count, i.e.
-   * {@code Long.remainderUnsigned(hash, numPartitions)}. With {@code hash = farmHash(key...)} this is the rule Flow
-   * recommends for group-by partitioning, so partitions line up with {@code hash}-sharded (YTsaurus
-   * {@code farm_hash(...) % N}) tablets. Thread-safe; allocates nothing.
+   * Partition of a key: the contiguous range of hashes it falls in when the unsigned 64-bit hash space is cut into
+   * {@code numPartitions} equal ranges, i.e. the high 64 bits of the unsigned 128-bit product
+   * {@code hash × numPartitions} ({@code floor(hash × n / 2^64)}). Partition {@code p} owns the hashes
+   * {@code [ceil(p × 2^64 / n), ceil((p + 1) × 2^64 / n))}. With {@code hash = farmHash(key...)}, the {@code hash}
+   * column that leads every state table's key, a partition owns one contiguous range of each table, so it works with
+   * a bounded set of uniformly resharded tablets (YTsaurus Flow partitions by the same key prefix) and a bounded
+   * range of a RocksDB key space. Thread-safe; allocates nothing.
    *
    * @param hash a hash, usually from {@link #farmHash(Object...)}
    * @param numPartitions the number of partitions, at least 1
-   * @return a partition in {@code [0, numPartitions)}
+   * @return a partition in {@code [0, numPartitions)}, non-decreasing in {@code hash} read unsigned
    * @throws IllegalArgumentException if {@code numPartitions < 1}
    */
   public static int partition(long hash, int numPartitions) {
     if (numPartitions < 1) {
       throw new IllegalArgumentException("numPartitions must be at least 1, got " + numPartitions);
     }
-    return (int) Long.remainderUnsigned(hash, numPartitions);
+    // unsigned multiply-high (Math.unsignedMultiplyHigh is Java 18+): n > 0, so only the hash's sign needs fixing
+    return (int) (Math.multiplyHigh(hash, numPartitions) + ((hash >> 63) & numPartitions));
   }
 
   private static long valueFingerprint(Object v) {

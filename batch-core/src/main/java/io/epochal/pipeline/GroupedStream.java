@@ -6,7 +6,8 @@ import io.epochal.state.State;
 import io.epochal.state.StateFactory;
 
 /**
- * A stream grouped by key: every record of one key is handled by the partition {@code farm_hash(key) mod partitions}.
+ * A stream grouped by key: every record of one key is handled by the partition whose hash range holds
+ * {@code farm_hash(key)} ({@link Partitioner}).
  *
  * @param <K> the key type
  * @param <T> the record type

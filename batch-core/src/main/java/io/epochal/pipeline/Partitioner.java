@@ -6,9 +6,14 @@ import io.epochal.pipeline.internal.KeyPartitioner;
 
 /**
  * The partitioning contract of every keyed node ({@code groupBy}, {@code persistentAggregate}, keyed processors,
- * partitioned sinks): key {@code k} goes to partition {@code farm_hash(k) mod partitions} (unsigned), where
- * {@code farm_hash} is YTsaurus' function, so group-by partitions line up with {@code hash}-sharded tablets and with
- * the {@code hash} key column of state tables.
+ * partitioned sinks): key {@code k} goes to the partition whose range of hashes holds {@code farm_hash(k)}: the
+ * unsigned 64-bit hash space is cut into {@code partitions} equal contiguous ranges, and {@code k} goes to
+ * {@code floor(farm_hash(k) × partitions / 2^64)} ({@link io.epochal.hash.FarmHash#partition}), where
+ * {@code farm_hash} is YTsaurus' function and the value of the {@code hash} column that leads every state table's key.
+ * So one partition owns one contiguous key range of every state table (a bounded set of uniformly resharded tablets,
+ * as YTsaurus Flow partitions by the same key prefix; a bounded range of a RocksDB key space). Earlier versions used
+ * {@code farm_hash(k) mod partitions}: Flow timer tables written then are refused on open (their schema lacks the
+ * {@code epochal.partitioning} attribute).
  *
  * <p>Supported keys: {@link String} (hashed as UTF-8), integral numbers (as int64), {@link Boolean}, {@link Double},
  * {@link Bytes} (hashed as its bytes, like a YTsaurus {@code string}), and a {@link java.util.List} of those (a

@@ -42,7 +42,9 @@ public final class PipelineBuilder {
     this.name = name;
   }
 
-  /** State partitions (default 1): keys are spread by {@code farm_hash(key) mod partitions}. */
+  /**
+   * State partitions (default 1): keys are spread by contiguous ranges of {@code farm_hash(key)} ({@link Partitioner}).
+   */
   public PipelineBuilder partitions(int partitions) {
     requireUnset(this.partitions, "partitions");
     requireBeforeSource("partitions");

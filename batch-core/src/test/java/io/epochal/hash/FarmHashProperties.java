@@ -3,6 +3,7 @@ package io.epochal.hash;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import net.jqwik.api.ForAll;
@@ -49,9 +50,18 @@ class FarmHashProperties {
   }
 
   @Property
-  void partitionIsUnsignedRemainderInRange(@ForAll long hash, @ForAll @IntRange(min = 1) int n) {
+  void partitionIsTheHashRangeOfEqualWidthInRange(@ForAll long hash, @ForAll @IntRange(min = 1) int n) {
     int p = FarmHash.partition(hash, n);
     assertTrue(p >= 0 && p < n);
-    assertEquals(Long.remainderUnsigned(hash, n), p);
+    BigInteger expected = new BigInteger(Long.toUnsignedString(hash)).multiply(BigInteger.valueOf(n)).shiftRight(64);
+    assertEquals(expected.intValueExact(), p);
+  }
+
+  @Property
+  void partitionsAreContiguous(@ForAll long a, @ForAll long b, @ForAll @IntRange(min = 1, max = 64) int n) {
+    // unsigned a <= b implies partition(a) <= partition(b): each partition is one range of the hash space
+    long lo = Long.compareUnsigned(a, b) <= 0 ? a : b;
+    long hi = lo == a ? b : a;
+    assertTrue(FarmHash.partition(lo, n) <= FarmHash.partition(hi, n));
   }
 }

@@ -285,14 +285,24 @@ class FarmHashTest {
   // --- partitions -------------------------------------------------------------------------------------------------
 
   @Test
-  void shouldPartitionByUnsignedRemainder() {
-    long h = FarmHash.farmHash("msg-17");
-    assertEquals((int) Long.remainderUnsigned(h, 7), FarmHash.partition(h, 7));
+  void shouldPartitionByContiguousHashRanges() {
+    // n equal ranges of the unsigned 64-bit space: partition = floor(hash * n / 2^64)
+    assertEquals(0, FarmHash.partition(0L, 10));
     assertEquals(0, FarmHash.partition(-1L, 1));
-    // -1L is 2^64 - 1 unsigned: (2^64 - 1) mod 10 = 5, whereas a signed remainder would give -1.
-    assertEquals(5, FarmHash.partition(-1L, 10));
-    // (2^64 - 2) mod (2^31 - 1) = 2.
-    assertEquals(2, FarmHash.partition(-2L, Integer.MAX_VALUE));
+    // -1L is 2^64 - 1 unsigned, the last hash: the last partition (a signed product would give -1)
+    assertEquals(9, FarmHash.partition(-1L, 10));
+    assertEquals(Integer.MAX_VALUE - 1, FarmHash.partition(-1L, Integer.MAX_VALUE));
+    // 2^63 (Long.MIN_VALUE unsigned) is the middle: partition n/2 for even n
+    assertEquals(2, FarmHash.partition(Long.MIN_VALUE, 4));
+    assertEquals(1, FarmHash.partition(Long.MIN_VALUE - 1, 4)); // 2^63 - 1
+    // boundaries of 3 partitions: ceil(2^64 / 3) = 0x5555555555555556
+    assertEquals(0, FarmHash.partition(0x5555555555555555L, 3));
+    assertEquals(1, FarmHash.partition(0x5555555555555556L, 3));
+    assertEquals(1, FarmHash.partition(0xAAAAAAAAAAAAAAAAL, 3));
+    assertEquals(2, FarmHash.partition(0xAAAAAAAAAAAAAAABL, 3));
+    long h = FarmHash.farmHash("msg-17");
+    assertEquals(new java.math.BigInteger(Long.toUnsignedString(h)).multiply(java.math.BigInteger.valueOf(7))
+        .shiftRight(64).intValueExact(), FarmHash.partition(h, 7));
   }
 
   @Test

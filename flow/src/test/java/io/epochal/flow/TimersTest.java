@@ -38,6 +38,7 @@ class TimersTest {
     final FaultInjector injector;
     final int partitions;
     Supplier<TimerScript> processor = TimerScript::new;
+    TableStore on = store;
 
     Run(int partitions, Fault... faults) {
       this.partitions = partitions;
@@ -45,7 +46,7 @@ class TimersTest {
     }
 
     Pipeline build(ListSpout<String> spout, String owner) {
-      TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner(owner).build();
+      TableCheckpointStore checkpoints = TableCheckpointStore.builder(on).owner(owner).build();
       FlowStates states = FlowStates.builder().clock(b -> 10 * b.txid()).build();
       CheckpointStore wrapped = injector.wrap(checkpoints);
       PipelineBuilder builder = Pipeline.newBuilder(PIPELINE).partitions(partitions).threads(partitions > 1 ? 2 : 1)
@@ -238,6 +239,31 @@ class TimersTest {
     assertEquals(List.of("k@100", "j@200", "i@300", "h@400"),
         new Run(4).run(spout).stream().map(o -> o.substring(o.indexOf(':') + 1)).toList());
     assertEquals(0, pendingTimers());
+  }
+
+  @Test
+  void shouldRefuseTimerTablesWrittenUnderTheOldModuloPartitioning() {
+    ListSpout<String> spout = batches(1, List.of("add k 100"));
+    new Run(2).run(spout);
+    String path = PIPELINE + "/c/t.timers";
+    io.epochal.store.table.TableSchema current = store.findTable(path).orElseThrow().schema();
+    assertEquals("farm-hash-ranges", current.attributes().get("epochal.partitioning"));
+    // The same table as an earlier version created it (keys assigned by farm_hash mod partitions): no attribute.
+    io.epochal.store.table.TableSchema.Builder old = io.epochal.store.table.TableSchema.builder(path);
+    current.userKeyColumns().forEach(old::key);
+    current.valueColumns().forEach(old::value);
+    current.attributes().forEach((name, value) -> {
+      if (!name.equals("epochal.partitioning")) {
+        old.attribute(name, value);
+      }
+    });
+    TableStore earlier = TableStores.inMemory();
+    earlier.openTable(old.build());
+    Run onEarlier = new Run(2);
+    onEarlier.on = earlier;
+    io.epochal.errors.SchemaMismatchException e = assertThrows(io.epochal.errors.SchemaMismatchException.class,
+        () -> onEarlier.build(batches(1, List.of("add k 100")), "w2"));
+    assertTrue(e.getMessage().contains("epochal.partitioning"), e.getMessage());
   }
 
   @Test

@@ -18,7 +18,7 @@ final class StateReads {
 
   /**
    * Reads {@code keys} from the states {@code factory} makes for a pipeline, as batch {@code lastTxid + 1} would see
-   * them: each key through a fresh state of its partition ({@code farm_hash(key) mod partitions}), begun with the
+   * them: each key through a fresh state of its partition ({@link io.epochal.pipeline.Partitioner}), begun with the
    * read-only epoch {@link io.epochal.state.Epoch#readAfter Epoch.readAfter(pipeline, lastTxid)}.
    *
    * @return the keys that have a value

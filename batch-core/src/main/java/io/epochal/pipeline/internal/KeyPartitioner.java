@@ -7,8 +7,9 @@ import io.epochal.state.internal.ValueKeys;
 import java.util.List;
 
 /**
- * Maps a key to its partition: {@code farm_hash(key) mod partitions} (unsigned), where {@code farm_hash} is
- * YTsaurus' function, so that group-by partitions line up with {@code hash}-sharded tablets. Supported key types:
+ * Maps a key to its partition: the one of {@code partitions} equal contiguous ranges of hashes that holds
+ * {@code farm_hash(key)} ({@link FarmHash#partition}), where {@code farm_hash} is YTsaurus' function, so that a
+ * group-by partition owns one key range of each state table (tablets, RocksDB key space). Supported key types:
  * {@link String} (hashed as UTF-8), integral numbers (int64), {@link Boolean}, {@link Double}, {@link Bytes} (hashed
  * as its bytes, like a YTsaurus {@code string}), and a {@link List} of those (a composite key, hashed as
  * {@code farm_hash(k1, k2, ...)}).

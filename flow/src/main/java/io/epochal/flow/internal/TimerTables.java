@@ -27,6 +27,8 @@ record TimerTables(Table timers, Table slots, Table tree) {
   static final String TIMERS = ".timers";
   static final String SLOTS = ".timer-slots";
   static final String TREE = ".timer-tree";
+  /** The key to partition rule the timer rows' partitions follow: {@code io.epochal.pipeline.Partitioner}'s. */
+  static final String PARTITIONING = "farm-hash-ranges";
 
   /** @return the paths of the tables of a spec whose base path is {@code base}, in the order timers, slots, tree */
   static List<String> paths(String base) {
@@ -40,7 +42,11 @@ record TimerTables(Table timers, Table slots, Table tree) {
         .key("partition", ColumnType.INT64).key("trigger", ColumnType.INT64).key("key", ColumnType.BYTES)
         .requiredValue("seq", ColumnType.INT64).value("payload", ColumnType.BYTES)
         .attribute("epochal.timer.domain", spec.domain().name()).attribute("epochal.key", spec.keys().id())
-        .attribute("epochal.codec", payload).build());
+        .attribute("epochal.codec", payload)
+        // Timer rows carry their key's partition: written under another key -> partition rule (earlier
+        // versions: farm_hash mod partitions), they would fire in partitions that do not own their keys; such tables lack this
+        // attribute and are refused on open (SchemaMismatchException, expected vs actual).
+        .attribute("epochal.partitioning", PARTITIONING).build());
     Table slots = store.openTable(TableSchema.builder(base + SLOTS)
         .key("partition", ColumnType.INT64).key("trigger", ColumnType.INT64).key("seq", ColumnType.INT64)
         .requiredValue("key", ColumnType.BYTES).build());
