@@ -26,9 +26,10 @@ import java.util.function.Supplier;
  * }</pre>
  *
  * <p>How it runs: one keyed-process node ({@code groupBy(keyFn).process(..)}): the records are grouped by
- * {@code keyFn} (run once per record, and once more when a delayed input releases it) into the pipeline's partitions (contiguous ranges of {@code farm_hash(key)},
- * {@link io.epochal.pipeline.Partitioner}); in the commit phase of every batch, each partition with records begins the engine's epoch, loads every key of its records
- * in one bulk lookup per state (cache hits excluded), calls {@link KeyedProcessor#process} once per key, and at the end
+ * {@code keyFn} (run once per record, and once more when a delayed input releases it) into the pipeline's
+ * partitions (contiguous ranges of {@code farm_hash(key)}, {@link io.epochal.pipeline.Partitioner}); in the commit
+ * phase of every batch, each partition with records begins the engine's epoch, loads every key of its records in one
+ * bulk lookup per state (cache hits excluded), calls {@link KeyedProcessor#process} once per key, and at the end
  * writes the changed states into the epoch's staging, committed with the checkpoint. The emitted records form the
  * returned stream, in the same batch, each attached to the key it was emitted for.
  * The computation is a state of the pipeline named {@code name}, so {@code name} must be unique among the pipeline's
