@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * A {@link Sink} staged partition by partition, in parallel: for a grouped stream the partitions are those of the
  * keys (contiguous ranges of {@code farm_hash(key)}, {@link io.epochal.pipeline.Partitioner}), for a flat stream
- * records are spread round-robin by position. Each partition with records is staged once per attempt; partitions may be staged concurrently.
+ * records are spread round-robin by position. Each partition with records is staged once per attempt; partitions
+ * may be staged concurrently.
  *
  * @param <T> the record type
  * @since 0.3.0

@@ -43,9 +43,9 @@ record TimerTables(Table timers, Table slots, Table tree) {
         .requiredValue("seq", ColumnType.INT64).value("payload", ColumnType.BYTES)
         .attribute("epochal.timer.domain", spec.domain().name()).attribute("epochal.key", spec.keys().id())
         .attribute("epochal.codec", payload)
-        // Timer rows carry their key's partition: written under another key -> partition rule (earlier
-        // versions: farm_hash mod partitions), they would fire in partitions that do not own their keys; such tables lack this
-        // attribute and are refused on open (SchemaMismatchException, expected vs actual).
+        // Timer rows carry their key's partition: written under another key -> partition rule (earlier versions:
+        // farm_hash mod partitions), they would fire in partitions that do not own their keys; such tables lack
+        // this attribute and are refused on open (SchemaMismatchException, expected vs actual).
         .attribute("epochal.partitioning", PARTITIONING).build());
     Table slots = store.openTable(TableSchema.builder(base + SLOTS)
         .key("partition", ColumnType.INT64).key("trigger", ColumnType.INT64).key("seq", ColumnType.INT64)
