@@ -249,6 +249,43 @@ public final class InMemoryTableStore implements TableStore {
   }
 
   /** Staged writes: the rows to upsert, a null row for a delete. */
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the latest committed rows, as a transaction's lookup does, without beginning a transaction (nothing is
+   * registered as open).
+   */
+  @Override
+  public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
+    Objects.requireNonNull(keys, "keys");
+    return committed(table, keys);
+  }
+
+  /** The latest committed rows of {@code keys}, under the read lock. */
+  private List<Optional<Row>> committed(Table table, List<TableKey> keys) {
+    lock.readLock().lock();
+    try {
+      checkOpen();
+      MemTable t = tableOf(table);
+      for (TableKey key : keys) {
+        Objects.requireNonNull(key, "key");
+        if (!key.schema().equals(t.schema)) {
+          throw new IllegalArgumentException("key " + key + " does not match the schema of table " + t.schema.path());
+        }
+      }
+      readHook.beforeRead(t.schema.path());
+      List<Optional<Row>> out = new ArrayList<>(keys.size());
+      for (TableKey key : keys) {
+        Version v = t.rows.get(key);
+        out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
+      }
+      return Collections.unmodifiableList(out);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   private final class Tx extends StagedTransaction<Handle, TableKey, Row> {
     private final long start;
 
@@ -261,23 +298,7 @@ public final class InMemoryTableStore implements TableStore {
     public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
       Objects.requireNonNull(keys, "keys");
       checkNotOver();
-      lock.readLock().lock();
-      try {
-        checkOpen();
-        MemTable t = tableOf(table);
-        for (TableKey key : keys) {
-          checkKey(t.schema, key);
-        }
-        readHook.beforeRead(t.schema.path());
-        List<Optional<Row>> out = new ArrayList<>(keys.size());
-        for (TableKey key : keys) {
-          Version v = t.rows.get(key);
-          out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
-        }
-        return Collections.unmodifiableList(out);
-      } finally {
-        lock.readLock().unlock();
-      }
+      return committed(table, keys);
     }
 
     @Override
