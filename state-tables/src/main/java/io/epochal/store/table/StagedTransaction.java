@@ -1,8 +1,10 @@
 package io.epochal.store.table;
 
 import io.epochal.api.Evolving;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,8 +13,10 @@ import java.util.TreeMap;
 /**
  * What the table stores' transactions that stage their writes until commit share (the in-memory store and
  * {@code RocksDbTableStore}): the lease, the lifecycle (open, then over after {@link #commit()} or {@link #abort()}),
- * and the write buffer: per table path, in first-write order, and per key the last write wins. A subclass reads, turns
- * upserts and deletes into staged writes ({@link #stage}) and applies {@link #writes()} in its commit.
+ * and the write buffer: per table path, in first-write order, one list of writes in staging order, in which the last
+ * write of a key wins. A subclass reads, turns upserts and deletes into staged writes ({@link #stage}) and applies
+ * {@link #writeLists()} in order (no map per row: a store whose commit applies writes in order gets last-write-wins
+ * for free) or {@link #writes()} (one write per key, built at the call) in its commit.
  *
  * <p>Thread-safe as {@link StoreTransaction} requires: staging and the lifecycle are guarded by {@code this}; the
  * commit reads the buffer after {@link #endForCommit()}, when no write can be staged any more.
@@ -28,8 +32,11 @@ import java.util.TreeMap;
 @Evolving
 public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
   private final Lease lease;
-  /** Writes per table path, in first-write order. Guarded by {@code this}. */
-  private final LinkedHashMap<String, LinkedHashMap<K, W>> writes = new LinkedHashMap<>();
+  /** Writes per table path, in first-write order, each table's in staging order. Guarded by {@code this}. */
+  private final LinkedHashMap<String, List<StagedWrite<K, W>>> writes = new LinkedHashMap<>();
+  /** The path and list of the last write, so that a run of writes to one table costs no map lookup. */
+  private String lastPath; // guarded by this
+  private List<StagedWrite<K, W>> lastList; // guarded by this
   /** The handle of every table written. Guarded by {@code this}. */
   private final Map<String, H> tables = new HashMap<>();
   private boolean over; // guarded by this
@@ -57,8 +64,29 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
    */
   protected final synchronized void stage(String path, H table, K key, W write) {
     checkNotOver();
-    tables.putIfAbsent(path, table);
-    writes.computeIfAbsent(path, p -> new LinkedHashMap<>()).put(key, write);
+    if (lastList == null || !lastPath.equals(path)) {
+      lastList = writes.get(path);
+      if (lastList == null) {
+        lastList = new ArrayList<>();
+        writes.put(path, lastList);
+        tables.put(path, table);
+      }
+      lastPath = path;
+    }
+    lastList.add(new StagedWrite<>(key, write));
+  }
+
+  /**
+   * A staged write of a table's list.
+   *
+   * @param key the staged key
+   * @param write the staged write
+   * @param <K> the staged key type
+   * @param <W> the staged write type
+   * @since 0.1.0
+   */
+  @Evolving
+  public record StagedWrite<K, W>(K key, W write) {
   }
 
   /**
@@ -71,9 +99,33 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
     over = true;
   }
 
-  /** @return the staged writes per table path, in first-write order (read them after {@link #endForCommit()}) */
-  protected final LinkedHashMap<String, LinkedHashMap<K, W>> writes() {
+  /**
+   * @return the staged writes per table path, in first-write order, each table's in staging order: a key written
+   *     twice appears twice and its last write wins (read them after {@link #endForCommit()}; do not modify)
+   */
+  protected final LinkedHashMap<String, List<StagedWrite<K, W>>> writeLists() {
     return writes;
+  }
+
+  /**
+   * @return the staged writes per table path, in first-write order, one per key (its last write; keys in the order
+   *     of their first write), built at this call from {@link #writeLists()}: for stores that need each key once
+   */
+  protected final LinkedHashMap<String, LinkedHashMap<K, W>> writes() {
+    LinkedHashMap<String, LinkedHashMap<K, W>> out = new LinkedHashMap<>();
+    for (Map.Entry<String, List<StagedWrite<K, W>>> e : writes.entrySet()) {
+      LinkedHashMap<K, W> table = new LinkedHashMap<>(Math.max(16, e.getValue().size() * 4 / 3 + 1));
+      for (StagedWrite<K, W> w : e.getValue()) {
+        table.put(w.key(), w.write());
+      }
+      out.put(e.getKey(), table);
+    }
+    return out;
+  }
+
+  /** @return whether any write was staged (read it after {@link #endForCommit()}) */
+  protected final boolean hasWrites() {
+    return !writes.isEmpty();
   }
 
   /** @return the handle of table {@code path}, which has staged writes (read it after {@link #endForCommit()}) */
@@ -90,6 +142,7 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
       }
       over = true;
       writes.clear();
+      lastList = null;
     }
     finished();
   }
@@ -150,6 +203,15 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
      */
     public long horizon(long now) {
       return active.isEmpty() ? now : active.firstKey();
+    }
+
+    /** @return the number of open transactions */
+    public int count() {
+      int n = 0;
+      for (int c : active.values()) {
+        n += c;
+      }
+      return n;
     }
   }
 }

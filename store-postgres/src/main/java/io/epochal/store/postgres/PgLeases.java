@@ -1,14 +1,12 @@
 package io.epochal.store.postgres;
 
-import static io.epochal.store.postgres.PgConnections.rollbackQuietly;
-
 import io.epochal.errors.LeaseLostException;
-import io.epochal.store.postgres.internal.SqlErrors;
 import io.epochal.store.table.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,44 +89,56 @@ final class PgLeases {
   }
 
   /**
-   * Reads the lease row FOR SHARE in the transaction of {@code conn}; throws {@link LeaseLostException} if it was
-   * taken over.
+   * The commit's lease check, the first statement of the commit's statement batch: reads the lease row (bind its
+   * name) {@code FOR SHARE} in the transaction, so that a takeover waits for the commit; a takeover committed after
+   * the snapshot fails the statement with a serialization failure.
    */
-  void checkAtCommit(Connection conn, Lease lease) {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT generation, owner FROM " + qs + ".epochal_leases "
-        + "WHERE name = ? FOR SHARE")) {
+  String checkAtCommitSql() {
+    return "SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ? FOR SHARE";
+  }
+
+  /**
+   * Checks the result of {@link #checkAtCommitSql()}.
+   *
+   * @throws LeaseLostException if the row shows another generation (taken over before the snapshot)
+   */
+  void checkAtCommit(ResultSet rs, Lease lease) throws SQLException {
+    if (!rs.next()) {
+      throw new IllegalStateException("lease '" + lease.name() + "' is missing from " + description
+          + " although " + lease + " was issued by it");
+    }
+    long generation = rs.getLong(1);
+    if (generation != lease.generation()) {
+      throw leaseLost(lease, generation, rs.getString(2), "Commit refused");
+    }
+  }
+
+  /**
+   * After the commit's statement batch failed with a serialization failure and {@code conn} was rolled back: reads
+   * the lease row anew and returns the {@link LeaseLostException} to throw if {@code lease} was taken over (the
+   * failure was the lease check's, or the writer is fenced anyway), or empty if the lease is still held (the failure
+   * was a write-write conflict on a row).
+   */
+  Optional<LeaseLostException> lostAfterConflict(Connection conn, Lease lease) {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT generation, owner FROM " + qs
+        + ".epochal_leases WHERE name = ?")) {
       ps.setString(1, lease.name());
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new IllegalStateException("lease '" + lease.name() + "' is missing from " + description
-              + " although " + lease + " was issued by it");
+        String generation = "?";
+        String holder = "another worker";
+        if (rs.next()) {
+          if (rs.getLong(1) == lease.generation()) {
+            return Optional.empty();
+          }
+          generation = Long.toString(rs.getLong(1));
+          holder = rs.getString(2);
         }
-        long generation = rs.getLong(1);
-        if (generation != lease.generation()) {
-          throw leaseLost(lease, generation, rs.getString(2), "Commit refused");
-        }
+        return Optional.of(new LeaseLostException("Commit refused: " + lease + " was taken over by generation "
+            + generation + " held by " + holder + " while this transaction ran (" + description + "); this writer "
+            + "is fenced off and nothing it wrote was applied"));
       }
     } catch (SQLException e) {
-      if (!SqlErrors.isConflict(e)) {
-        throw conns.translate("lease check of '" + lease.name() + "'", e, null);
-      }
-      // taken over after this transaction's snapshot: read the new holder for the message
-      rollbackQuietly(conn);
-      String[] holder = {"?", "another worker"};
-      try (PreparedStatement ps = conn.prepareStatement("SELECT generation, owner FROM " + qs
-          + ".epochal_leases WHERE name = ?")) {
-        ps.setString(1, lease.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            holder = new String[] {Long.toString(rs.getLong(1)), rs.getString(2)};
-          }
-        }
-      } catch (SQLException ignored) {
-        // the message says less
-      }
-      throw new LeaseLostException("Commit refused: " + lease + " was taken over by generation " + holder[0]
-          + " held by " + holder[1] + " while this transaction ran (" + description + "); this writer is fenced off "
-          + "and nothing it wrote was applied");
+      throw conns.translate("lease check of '" + lease.name() + "' after a failed commit", e, null);
     }
   }
 

@@ -117,7 +117,7 @@ public final class PostgresTableStore implements TableStore {
     this.leases = new PgLeases(conns, qs, description);
     this.readHook = b.readHook == null ? ReadHook.NONE : b.readHook;
     this.lookup = new RowLookup(readHook);
-    this.transactions = new Transactions(this, life, conns, leases, lookup, new BatchWriter(conns, description),
+    this.transactions = new Transactions(this, life, conns, leases, lookup, new BatchWriter(conns, leases, description),
         b.commitHook == null ? CommitHook.NONE : b.commitHook, readHook, qs, transactionTimeoutMillis);
     try {
       ddl.bootstrap();

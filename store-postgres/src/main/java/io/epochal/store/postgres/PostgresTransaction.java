@@ -142,15 +142,17 @@ final class PostgresTransaction extends StagedTransaction<TableHandle, TableKey,
   private void commitLocked() {
     Lease lease = leaseOrNull();
     LinkedHashMap<String, LinkedHashMap<TableKey, Staged>> writes = writes();
-    if (lease != null) {
-      t.leases.checkAtCommit(conn, lease);
-    }
-    if (writes.isEmpty()) {
+    if (lease == null && writes.isEmpty()) {
       return; // finished() ends the SQL transaction
     }
+    List<Map.Entry<TableHandle, LinkedHashMap<TableKey, Staged>>> tables = new ArrayList<>(writes.size());
     for (Map.Entry<String, LinkedHashMap<TableKey, Staged>> e : writes.entrySet()) {
-      t.hook.beforeTableWrite(e.getKey());
-      t.writer.write(conn, table(e.getKey()), e.getValue());
+      tables.add(Map.entry(table(e.getKey()), e.getValue()));
+    }
+    // one round trip for the lease check and every row, then the COMMIT
+    t.writer.commit(conn, lease, tables, t.hook);
+    if (writes.isEmpty()) {
+      return; // the lease was checked; finished() ends the SQL transaction
     }
     try {
       exec(conn, "COMMIT");

@@ -28,6 +28,11 @@ final class Transactions {
   final BatchWriter writer;
   final CommitHook hook;
   final ReadHook readHook;
+  /**
+   * The planner settings of every store transaction (in its {@code BEGIN} round trip): no hash or merge joins, so that
+   * the commit's statements, which join the bound keys with a table's primary key, probe the index per key.
+   */
+  static final String PLANNER_SETTINGS = "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off";
   private final String beginSql;
   private final String beginLeaseSql;
   private final Set<PostgresTransaction> open = ConcurrentHashMap.newKeySet();
@@ -50,7 +55,7 @@ final class Transactions {
     // key costs what the batch holds; a hash or merge join reads the whole table (the planner picks one while its
     // statistics say the table is small, and each commit would then scan all of it).
     String begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = "
-        + transactionTimeoutMillis + "; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
+        + transactionTimeoutMillis + "; " + PLANNER_SETTINGS + "; ";
     this.beginSql = begin + "SELECT 1";
     this.beginLeaseSql = begin + "SELECT generation, owner FROM " + qs + ".epochal_leases WHERE name = ?";
   }

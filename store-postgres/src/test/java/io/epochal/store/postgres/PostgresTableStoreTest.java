@@ -623,33 +623,36 @@ class PostgresTableStoreTest {
 
   @Test
   void shouldLetATakeoverWaitForACommitInProgressUnderTheLease() throws Exception {
-    CountDownLatch inCommit = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    PostgresTableStore worker = keep(pg.store(schema).commitHook(path -> {
-      inCommit.countDown();
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }).build());
+    PostgresTableStore worker = store();
     PostgresTableStore successor = store();
     Table t = worker.openTable(counts());
     Lease lease = worker.acquireLease("p", "worker");
-    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
-      try (StoreTransaction tx = worker.begin(lease)) {
-        tx.upsert(t, count("in-flight", 1));
-        tx.commit();
+    // the commit's statement batch (lease check FOR SHARE, then the rows) is held inside the server: another
+    // transaction has inserted the same key and not ended, so the commit's insert waits for it after the lease check
+    TableKey key = counts().key("in-flight");
+    try (Connection blocker = pg.admin().getConnection()) {
+      blocker.setAutoCommit(false);
+      try (Statement st = blocker.createStatement()) {
+        st.execute("INSERT INTO " + sqlName(worker, "counts") + " VALUES ("
+            + (key.hash() ^ Long.MIN_VALUE) + ", 'in-flight', 7, NULL, 0)");
       }
-    });
-    assertTrue(inCommit.await(30, TimeUnit.SECONDS));
-    CompletableFuture<Lease> takeover = CompletableFuture.supplyAsync(() -> successor.acquireLease("p", "successor"));
-    // handshake: the takeover's statement waits on the lease row's lock held by the commit in progress
-    awaitActivity("wait_event_type = 'Lock' AND query LIKE '%epochal_leases%'", true);
-    assertFalse(takeover.isDone(), "the takeover must wait for the commit that already checked the lease");
-    release.countDown();
-    commit.get(30, TimeUnit.SECONDS);
-    assertEquals(lease.generation() + 1, takeover.get(30, TimeUnit.SECONDS).generation());
+      CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+        try (StoreTransaction tx = worker.begin(lease)) {
+          tx.upsert(t, count("in-flight", 1));
+          tx.commit();
+        }
+      });
+      awaitActivity("wait_event_type = 'Lock' AND query LIKE '%WITH u AS%'", true);
+      CompletableFuture<Lease> takeover =
+          CompletableFuture.supplyAsync(() -> successor.acquireLease("p", "successor"));
+      // the takeover's statement waits on the lease row's lock held by the commit in progress
+      awaitActivity("wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%epochal_leases%'", true);
+      assertFalse(takeover.isDone(), "the takeover must wait for the commit that already checked the lease");
+      assertFalse(commit.isDone(), "the commit waits for the blocker");
+      blocker.rollback();
+      commit.get(30, TimeUnit.SECONDS);
+      assertEquals(lease.generation() + 1, takeover.get(30, TimeUnit.SECONDS).generation());
+    }
     assertEquals(Optional.of(count("in-flight", 1)), get(successor, successor.openTable(counts()),
         counts().key("in-flight")), "the commit ordered before the takeover is applied");
   }

@@ -12,10 +12,12 @@ import io.epochal.store.rocksdb.internal.Failures;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.StagedTransaction;
+import io.epochal.store.table.StagedTransaction.StagedWrite;
 import io.epochal.store.table.TableKey;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.rocksdb.ColumnFamilyHandle;
@@ -106,7 +108,7 @@ final class Commits {
    * @param tables the open table of each path written
    * @param begin the commit number the transaction began after
    */
-  void commit(Lease lease, LinkedHashMap<String, LinkedHashMap<ByteKey, RocksDbTransaction.Write>> writes,
+  void commit(Lease lease, LinkedHashMap<String, List<StagedWrite<byte[], RocksDbTransaction.Write>>> writes,
       Function<String, TableHandle> tables, long begin) {
     leases.locked(() -> {
       commitLocked(lease, writes, tables, begin);
@@ -116,7 +118,7 @@ final class Commits {
 
   /** The commit critical section: runs under the directory's lease lock. */
   private void commitLocked(Lease lease,
-      LinkedHashMap<String, LinkedHashMap<ByteKey, RocksDbTransaction.Write>> writes,
+      LinkedHashMap<String, List<StagedWrite<byte[], RocksDbTransaction.Write>>> writes,
       Function<String, TableHandle> tables, long begin) {
     if (lease != null) {
       leases.checkCurrent(lease, "Commit refused");
@@ -125,15 +127,20 @@ final class Commits {
       durability.checkNotReplaced("commit to " + writes.keySet());
     }
     synchronized (conflicts) {
-      for (Map.Entry<String, LinkedHashMap<ByteKey, RocksDbTransaction.Write>> e : writes.entrySet()) {
-        for (Map.Entry<ByteKey, RocksDbTransaction.Write> w : e.getValue().entrySet()) {
-          Long seq = lastWrite.get(w.getKey());
-          if (seq != null && seq > begin) {
-            TableKey key = w.getValue().key();
-            throw new CommitConflictException("Commit conflict on table " + e.getKey() + " key "
-                + key.describeParts() + " (" + key + ") in RocksDB state directory " + dir + ": the row was "
-                + "written by commit #" + seq + ", after this transaction began (at commit #" + begin
-                + "); nothing of this transaction was applied");
+      // Shortcut: a commit can only conflict with a row written by a commit after this transaction began; if no
+      // commit happened since, there is nothing to check (the usual case of one writer: each epoch's transaction).
+      if (commitSeq != begin) {
+        for (Map.Entry<String, List<StagedWrite<byte[], RocksDbTransaction.Write>>> e : writes.entrySet()) {
+          String path = e.getKey();
+          for (StagedWrite<byte[], RocksDbTransaction.Write> w : e.getValue()) {
+            Long seq = lastWrite.get(new ByteKey(path, w.key()));
+            if (seq != null && seq > begin) {
+              TableKey key = w.write().key();
+              throw new CommitConflictException("Commit conflict on table " + path + " key "
+                  + key.describeParts() + " (" + key + ") in RocksDB state directory " + dir + ": the row was "
+                  + "written by commit #" + seq + ", after this transaction began (at commit #" + begin
+                  + "); nothing of this transaction was applied");
+            }
           }
         }
       }
@@ -144,16 +151,16 @@ final class Commits {
       long marker = lastMarker + 1;
       byte[] markerBytes = longBytes(marker);
       try (WriteBatch batch = new WriteBatch()) {
-        for (Map.Entry<String, LinkedHashMap<ByteKey, RocksDbTransaction.Write>> e : writes.entrySet()) {
+        for (Map.Entry<String, List<StagedWrite<byte[], RocksDbTransaction.Write>>> e : writes.entrySet()) {
           hook.beforeTableWrite(e.getKey());
           ColumnFamilyHandle cf = tables.apply(e.getKey()).cf;
           batch.put(cf, MARKER_KEY, markerBytes);
           batch.put(defaultCf, writtenKey(e.getKey()), markerBytes);
-          for (Map.Entry<ByteKey, RocksDbTransaction.Write> w : e.getValue().entrySet()) {
-            if (w.getValue().value() == null) {
-              batch.delete(cf, w.getKey().bytes());
+          for (StagedWrite<byte[], RocksDbTransaction.Write> w : e.getValue()) {
+            if (w.write().value() == null) {
+              batch.delete(cf, w.key());
             } else {
-              batch.put(cf, w.getKey().bytes(), w.getValue().value());
+              batch.put(cf, w.key(), w.write().value());
             }
             rows++;
           }
@@ -173,12 +180,24 @@ final class Commits {
     }
   }
 
-  /** Numbers the commit and remembers the rows it wrote. Called under {@code conflicts}. */
-  private void recordWrites(LinkedHashMap<String, LinkedHashMap<ByteKey, RocksDbTransaction.Write>> writes) {
+  /**
+   * Numbers the commit and remembers the rows it wrote, for the conflict checks of the transactions open now (a
+   * transaction that begins later begins after this commit's number and cannot conflict with it). Shortcut: when no
+   * other transaction is open, nothing needs remembering, and the map is emptied (every entry is then at or before
+   * the horizon). Called under {@code conflicts}, by the committing transaction, which is still registered.
+   */
+  private void recordWrites(LinkedHashMap<String, List<StagedWrite<byte[], RocksDbTransaction.Write>>> writes) {
     long seq = ++commitSeq;
-    for (LinkedHashMap<ByteKey, RocksDbTransaction.Write> table : writes.values()) {
-      for (ByteKey k : table.keySet()) {
-        lastWrite.put(k, seq);
+    if (active.count() <= 1) {
+      if (!lastWrite.isEmpty()) {
+        lastWrite.clear();
+      }
+      return;
+    }
+    for (Map.Entry<String, List<StagedWrite<byte[], RocksDbTransaction.Write>>> e : writes.entrySet()) {
+      String path = e.getKey();
+      for (StagedWrite<byte[], RocksDbTransaction.Write> w : e.getValue()) {
+        lastWrite.put(new ByteKey(path, w.key()), seq);
       }
     }
     maybePrune();

@@ -9,13 +9,16 @@ import io.epochal.errors.StoreException;
 import io.epochal.store.table.CommitHook;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.ReadHook;
+import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreCapabilities;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
+import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableSchema;
 import io.epochal.store.table.TableStore;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -97,7 +100,11 @@ import org.slf4j.LoggerFactory;
  * since it was opened (pruned once no open transaction can conflict with it), the number of the commit that last
  * wrote it. A transaction whose commit finds that a row it writes was committed after it began fails with
  * {@link CommitConflictException} and writes nothing. Only one process can open the database, so the in-memory map
- * sees every commit.
+ * sees every commit. Two shortcuts keep a single writer's commits off the map without hiding a conflict: a commit
+ * made when no commit happened since its transaction began checks nothing (no row can have been written after it
+ * began), and a commit made while no other transaction is open remembers nothing (a transaction that begins later
+ * cannot conflict with it) and empties the map. A transaction's writes are staged as one list per table and applied
+ * in order in the {@code WriteBatch}, so the last write of a key wins.
  *
  * <h2>Fencing across processes</h2>
  * A store holds {@code open.lock} (an {@code fcntl} lock, released by the OS when the process dies) for as long as
@@ -315,6 +322,35 @@ public final class RocksDbTableStore implements TableStore {
     checkWritable("begin a transaction under " + lease);
     leases.checkBegin(lease);
     return start(lease);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the latest committed rows, as a transaction's lookup does, without beginning one: no transaction is
+   * registered, so a lookup running while a commit is made does not count as an open transaction that the commit's
+   * rows could conflict with.
+   *
+   * @throws IllegalArgumentException if {@code table} is not a table of this store or a key is not of its schema
+   */
+  @Override
+  public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
+    Objects.requireNonNull(keys, "keys");
+    TableHandle h = handleOf(table);
+    return life.whileOpen(() -> {
+      if (keys.isEmpty()) {
+        return List.of();
+      }
+      List<byte[]> encoded = new ArrayList<>(keys.size());
+      for (TableKey key : keys) {
+        Objects.requireNonNull(key, "key");
+        if (!key.schema().equals(h.schema)) {
+          throw new IllegalArgumentException("key " + key + " does not match the schema of table " + h.schema.path());
+        }
+        encoded.add(h.encodeKey(key));
+      }
+      return reader.lookup(h, keys, encoded);
+    });
   }
 
   private StoreTransaction start(Lease lease) {

@@ -2,7 +2,6 @@ package io.epochal.store.rocksdb;
 
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.StoreException;
-import io.epochal.store.rocksdb.internal.ByteKey;
 import io.epochal.store.table.Lease;
 import io.epochal.store.table.Row;
 import io.epochal.store.table.StagedTransaction;
@@ -16,9 +15,11 @@ import java.util.Optional;
 
 /**
  * A transaction of a {@link RocksDbTableStore}: reads the latest committed rows, stages its writes (encoded) in
- * memory and commits them in one batch through {@link Commits}. Thread-safe as {@link StagedTransaction} is.
+ * memory, one list per table in staging order (no map per row; the {@code WriteBatch} applies them in order, so the
+ * last write of a key wins), and commits them in one batch through {@link Commits}. Thread-safe as
+ * {@link StagedTransaction} is.
  */
-final class RocksDbTransaction extends StagedTransaction<TableHandle, ByteKey, RocksDbTransaction.Write> {
+final class RocksDbTransaction extends StagedTransaction<TableHandle, byte[], RocksDbTransaction.Write> {
   /** A staged write: an upsert (value non-null) or a delete. */
   record Write(TableKey key, byte[] value) {
   }
@@ -84,8 +85,7 @@ final class RocksDbTransaction extends StagedTransaction<TableHandle, ByteKey, R
   }
 
   private void stage(TableHandle h, TableKey key, byte[] keyBytes, byte[] value) {
-    ByteKey k = new ByteKey(h.schema.path(), keyBytes);
-    stage(h.schema.path(), h, k, new Write(key, value));
+    stage(h.schema.path(), h, keyBytes, new Write(key, value));
   }
 
   @Override
@@ -93,8 +93,8 @@ final class RocksDbTransaction extends StagedTransaction<TableHandle, ByteKey, R
     endForCommit();
     try {
       if (store.isReadOnly()) {
-        if (!writes().isEmpty()) {
-          throw new StoreException("cannot commit writes to " + writes().keySet() + ": " + store.describe()
+        if (hasWrites()) {
+          throw new StoreException("cannot commit writes to " + writeLists().keySet() + ": " + store.describe()
               + " was opened read-only; nothing was written", null, false, ErrorContext.NONE);
         }
         return;
@@ -102,7 +102,7 @@ final class RocksDbTransaction extends StagedTransaction<TableHandle, ByteKey, R
       life.readLock().lock();
       try {
         life.checkOpen();
-        commits.commit(leaseOrNull(), writes(), this::table, begin);
+        commits.commit(leaseOrNull(), writeLists(), this::table, begin);
       } finally {
         life.readLock().unlock();
       }

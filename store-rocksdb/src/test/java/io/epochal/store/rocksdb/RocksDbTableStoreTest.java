@@ -292,6 +292,65 @@ class RocksDbTableStoreTest extends TableStoreContract {
     longOpen.abort();
   }
 
+  // The commit skips the conflict check when no commit happened since its transaction began, and remembers no
+  // written rows when no other transaction is open: neither shortcut may hide a conflict.
+
+  @Test
+  void shouldDetectTheConflictOfATransactionOpenDuringACommitThatSkippedItsCheck() {
+    RocksDbTableStore s = store();
+    Table t = s.openTable(counts("long-be:v1"));
+    put(s, t, "a", 1);
+    StoreTransaction first = s.begin();
+    StoreTransaction third = s.begin();
+    first.upsert(t, Row.of(t.schema().key("a"), 2L));
+    first.commit(); // no commit since it began: no check; the third is open: its rows must be remembered
+    third.upsert(t, Row.of(t.schema().key("b"), 3L));
+    third.upsert(t, Row.of(t.schema().key("a"), 3L));
+    io.epochal.errors.CommitConflictException e =
+        assertThrows(io.epochal.errors.CommitConflictException.class, third::commit);
+    assertTrue(e.getMessage().contains("counts") && e.getMessage().contains("a"), e.getMessage());
+    assertEquals(Optional.of(Row.of(t.schema().key("a"), 2L)), s.lookup(t, List.of(t.schema().key("a"))).get(0));
+    assertEquals(Optional.empty(), s.lookup(t, List.of(t.schema().key("b"))).get(0), "nothing of it applied");
+  }
+
+  @Test
+  void shouldDetectTheConflictOfAThirdTransactionAfterTwoCommitsWhileItWasOpen() {
+    RocksDbTableStore s = store();
+    Table t = s.openTable(counts("long-be:v1"));
+    StoreTransaction first = s.begin();
+    StoreTransaction second = s.begin();
+    StoreTransaction third = s.begin();
+    second.upsert(t, Row.of(t.schema().key("a"), 1L));
+    second.commit(); // skips its check, remembers "a" for the first and the third
+    first.upsert(t, Row.of(t.schema().key("b"), 1L));
+    first.commit(); // checks (a commit happened since it began), no conflict on "b"; the third is still open
+    third.upsert(t, Row.of(t.schema().key("a"), 9L));
+    assertThrows(io.epochal.errors.CommitConflictException.class, third::commit);
+    StoreTransaction fourth = s.begin(); // begins after every commit: "a" and "b" cannot conflict with it
+    fourth.upsert(t, Row.of(t.schema().key("a"), 4L));
+    fourth.upsert(t, Row.of(t.schema().key("b"), 4L));
+    fourth.commit();
+    assertEquals(Optional.of(Row.of(t.schema().key("a"), 4L)), s.lookup(t, List.of(t.schema().key("a"))).get(0));
+  }
+
+  @Test
+  void shouldApplyTheLastOfSeveralWritesOfAKeyInOneTransaction() {
+    RocksDbTableStore s = store();
+    Table t = s.openTable(counts("long-be:v1"));
+    try (StoreTransaction tx = s.begin()) {
+      tx.upsert(t, Row.of(t.schema().key("a"), 1L));
+      tx.upsert(t, Row.of(t.schema().key("b"), 1L));
+      tx.delete(t, t.schema().key("a"));
+      tx.upsert(t, Row.of(t.schema().key("b"), 2L));
+      tx.upsert(t, Row.of(t.schema().key("c"), 1L));
+      tx.delete(t, t.schema().key("c"));
+      tx.upsert(t, Row.of(t.schema().key("a"), 3L));
+      tx.commit();
+    }
+    assertEquals(List.of(Optional.of(Row.of(t.schema().key("a"), 3L)), Optional.of(Row.of(t.schema().key("b"), 2L)),
+        Optional.empty()), s.lookup(t, List.of(t.schema().key("a"), t.schema().key("b"), t.schema().key("c"))));
+  }
+
   // ------------------------------------------------------------------ lifecycle
 
   @Test

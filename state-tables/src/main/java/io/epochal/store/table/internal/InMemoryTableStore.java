@@ -249,6 +249,43 @@ public final class InMemoryTableStore implements TableStore {
   }
 
   /** Staged writes: the rows to upsert, a null row for a delete. */
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the latest committed rows, as a transaction's lookup does, without beginning a transaction (nothing is
+   * registered as open).
+   */
+  @Override
+  public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
+    Objects.requireNonNull(keys, "keys");
+    return committed(table, keys);
+  }
+
+  /** The latest committed rows of {@code keys}, under the read lock. */
+  private List<Optional<Row>> committed(Table table, List<TableKey> keys) {
+    lock.readLock().lock();
+    try {
+      checkOpen();
+      MemTable t = tableOf(table);
+      for (TableKey key : keys) {
+        Objects.requireNonNull(key, "key");
+        if (!key.schema().equals(t.schema)) {
+          throw new IllegalArgumentException("key " + key + " does not match the schema of table " + t.schema.path());
+        }
+      }
+      readHook.beforeRead(t.schema.path());
+      List<Optional<Row>> out = new ArrayList<>(keys.size());
+      for (TableKey key : keys) {
+        Version v = t.rows.get(key);
+        out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
+      }
+      return Collections.unmodifiableList(out);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   private final class Tx extends StagedTransaction<Handle, TableKey, Row> {
     private final long start;
 
@@ -261,23 +298,7 @@ public final class InMemoryTableStore implements TableStore {
     public List<Optional<Row>> lookup(Table table, List<TableKey> keys) {
       Objects.requireNonNull(keys, "keys");
       checkNotOver();
-      lock.readLock().lock();
-      try {
-        checkOpen();
-        MemTable t = tableOf(table);
-        for (TableKey key : keys) {
-          checkKey(t.schema, key);
-        }
-        readHook.beforeRead(t.schema.path());
-        List<Optional<Row>> out = new ArrayList<>(keys.size());
-        for (TableKey key : keys) {
-          Version v = t.rows.get(key);
-          out.add(v == null || v.row == null ? Optional.empty() : Optional.of(v.row));
-        }
-        return Collections.unmodifiableList(out);
-      } finally {
-        lock.readLock().unlock();
-      }
+      return committed(table, keys);
     }
 
     @Override
@@ -329,7 +350,8 @@ public final class InMemoryTableStore implements TableStore {
     public void commit() {
       endForCommit();
       Lease lease = leaseOrNull();
-      Map<String, LinkedHashMap<TableKey, Row>> writes = writes();
+      // the staged lists, applied in order: a key written twice is checked twice and its last write wins
+      Map<String, List<StagedWrite<TableKey, Row>>> writes = writeLists();
       lock.writeLock().lock();
       try {
         checkOpen();
@@ -340,17 +362,22 @@ public final class InMemoryTableStore implements TableStore {
                 + "; this writer is fenced off and nothing it wrote was applied (" + describe() + ")");
           }
         }
-        Map<String, MemTable> targets = new LinkedHashMap<>();
-        Map<String, Version[]> found = new HashMap<>();
-        for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
+        if (writes.isEmpty()) {
+          return;
+        }
+        MemTable[] targets = new MemTable[writes.size()];
+        Version[][] found = new Version[writes.size()][];
+        int at = 0;
+        for (Map.Entry<String, List<StagedWrite<TableKey, Row>>> e : writes.entrySet()) {
           MemTable t = tableOf(table(e.getKey()));
-          targets.put(e.getKey(), t);
-          Version[] versions = new Version[e.getValue().size()];
-          found.put(e.getKey(), versions);
-          int i = 0;
-          for (TableKey key : e.getValue().keySet()) {
+          targets[at] = t;
+          List<StagedWrite<TableKey, Row>> rows = e.getValue();
+          Version[] versions = new Version[rows.size()];
+          found[at++] = versions;
+          for (int i = 0; i < versions.length; i++) {
+            TableKey key = rows.get(i).key();
             Version v = t.rows.get(key);
-            versions[i++] = v;
+            versions[i] = v;
             if (v != null && v.ts > start) {
               throw new CommitConflictException("Commit conflict on table " + e.getKey() + " key "
                   + key.describeParts() + " (" + key + "): the row was written by a transaction that committed at "
@@ -359,21 +386,22 @@ public final class InMemoryTableStore implements TableStore {
             }
           }
         }
-        if (writes.isEmpty()) {
-          return;
-        }
         long ts = ++clock;
         if (capabilities.atomicMultiTableCommit()) {
           for (String path : writes.keySet()) {
             hook.beforeTableWrite(path);
           }
-          for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
-            apply(targets.get(e.getKey()), e.getValue(), found.get(e.getKey()), ts);
+          at = 0;
+          for (List<StagedWrite<TableKey, Row>> rows : writes.values()) {
+            apply(targets[at], rows, found[at], ts);
+            at++;
           }
         } else {
-          for (Map.Entry<String, LinkedHashMap<TableKey, Row>> e : writes.entrySet()) {
+          at = 0;
+          for (Map.Entry<String, List<StagedWrite<TableKey, Row>>> e : writes.entrySet()) {
             hook.beforeTableWrite(e.getKey());
-            apply(targets.get(e.getKey()), e.getValue(), found.get(e.getKey()), ts);
+            apply(targets[at], e.getValue(), found[at], ts);
+            at++;
           }
         }
         maybePrune();
@@ -383,15 +411,23 @@ public final class InMemoryTableStore implements TableStore {
       }
     }
 
-    /** Writes {@code rows}, whose current versions (null: none) the conflict check found, in the same order. */
-    private void apply(MemTable t, Map<TableKey, Row> rows, Version[] current, long ts) {
-      int i = 0;
-      for (Map.Entry<TableKey, Row> e : rows.entrySet()) {
-        Version v = current[i++];
+    /**
+     * Writes {@code rows} in order, whose versions before this commit (null: none) the conflict check found, in the
+     * same order. A key staged twice had the same version (or none) both times: its last write wins.
+     */
+    private void apply(MemTable t, List<StagedWrite<TableKey, Row>> rows, Version[] current, long ts) {
+      for (int i = 0; i < current.length; i++) {
+        StagedWrite<TableKey, Row> w = rows.get(i);
+        Version v = current[i];
         if (v == null) {
-          t.rows.put(e.getKey(), new Version(e.getValue(), ts));
+          Version added = new Version(w.write(), ts);
+          Version before = t.rows.putIfAbsent(w.key(), added);
+          if (before != null) { // staged twice, absent before this commit: the first write added it
+            before.row = w.write();
+            before.ts = ts;
+          }
         } else {
-          v.row = e.getValue();
+          v.row = w.write();
           v.ts = ts;
         }
       }

@@ -75,12 +75,19 @@ public final class PgTable {
     this.keyUnnestOrdinal = "(" + input(keys, false, true) + ") AS u";
     this.keyJoin = join.toString();
 
-    StringBuilder valueList = new StringBuilder();
+    // Each key probes the primary-key index on its own: a LATERAL subquery with LIMIT 1 cannot be flattened into a
+    // join, so the planner cannot pick a hash or merge join over a scan of the whole table (which it did for a plain
+    // join of the bound keys with the table once the batch was large against the table's estimated size: each
+    // lookup then cost what the table holds, not what the batch holds). PostgresPlanTest checks the plan.
+    StringBuilder innerValues = new StringBuilder();
+    StringBuilder outerValues = new StringBuilder();
     for (Column c : values) {
-      valueList.append("t.").append(Names.quote(c.name())).append(", ");
+      innerValues.append("t.").append(Names.quote(c.name())).append(", ");
+      outerValues.append("r.").append(Names.quote(c.name())).append(", ");
     }
-    this.lookupSql = "SELECT u.\"$ord\", " + valueList + "t." + Names.quote(CRC_COLUMN) + " FROM " + keyUnnestOrdinal
-        + " JOIN " + qualified + " t ON " + keyJoin;
+    this.lookupSql = "SELECT u.\"$ord\", " + outerValues + "r." + Names.quote(CRC_COLUMN) + " FROM " + keyUnnestOrdinal
+        + " CROSS JOIN LATERAL (SELECT " + innerValues + "t." + Names.quote(CRC_COLUMN) + " FROM " + qualified
+        + " t WHERE " + keyJoin + " LIMIT 1) AS r";
 
     StringBuilder allColumns = new StringBuilder();
     StringBuilder allFromU = new StringBuilder();
