@@ -48,6 +48,13 @@ import org.slf4j.MDC;
  * {@link RetryPolicy}; any other (a typed non-retryable error, an {@link Error}, an I/O failure no retry fixes such as a
  * full disk) stops the pipeline at its first occurrence, before any retry. Attempt numbers come from
  * {@link AttemptNumbers}. Thread-safe (every public method is synchronized).
+ *
+ * <p>Delivery modes ({@link Guarantee}): {@code EXACTLY_ONCE} as above. {@code AT_LEAST_ONCE} records no pending
+ * metadata (a replay after a restart is cut anew from the committed position) and opens epochs that do not
+ * {@linkplain io.epochal.state.Epoch#skipsAppliedCells skip applied cells}. {@code AT_MOST_ONCE} records the batch's
+ * position (its full spout metadata) as pending after the emission and before the process phase, and never replays a
+ * batch whose position is recorded: a retryable failure of it, or finding it pending after a restart, commits its txid
+ * with that position and nothing else (an empty epoch) and reports it to {@link PipelineListener#onBatchDropped}.
  */
 public final class Coordinator implements Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
@@ -78,6 +85,9 @@ public final class Coordinator implements Pipeline {
   private boolean stopped;
 
   private long batchesCommitted;
+  private long batchesDropped;
+  /** Whether the batches an earlier run left pending were dropped ({@code AT_MOST_ONCE}, once, at the first run). */
+  private boolean recoveredDropped;
   private long failedAttempts;
   private long recordsCommitted;
   private long totalCommitNanos;
@@ -104,7 +114,9 @@ public final class Coordinator implements Pipeline {
     }
     this.attempts = new AttemptNumbers(config.name(), config.checkpointStore(), checkpoint,
         config.retryPolicy().maxAttempts(), config.maxBatchesInFlight());
-    this.pending = new PendingBatches(config.name(), config.checkpointStore(), checkpoint.pendingMetadata());
+    // Only EXACTLY_ONCE records a transactional cut before emission; AT_MOST_ONCE records every position itself.
+    this.pending = new PendingBatches(config.name(), config.checkpointStore(), checkpoint.pendingMetadata(),
+        config.guarantee() == Guarantee.EXACTLY_ONCE, config.guarantee() != Guarantee.AT_MOST_ONCE);
     if (checkpoint.hasCommitted()) {
       LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
           committedTxid, pending.size());
@@ -147,6 +159,10 @@ public final class Coordinator implements Pipeline {
       if (recoveredOutbox != null) {
         executor.openSinks(committedTxid, recoveredOutbox); // publishes what the last process did not
         recoveredOutbox = null;
+      }
+      if (config.guarantee() == Guarantee.AT_MOST_ONCE && !recoveredDropped) {
+        dropRecovered();
+        recoveredDropped = true;
       }
       while (done < maxBatches && !stopRequested) {
         fillWindow(maxBatches - done);
@@ -264,6 +280,11 @@ public final class Coordinator implements Pipeline {
       long emitStarted = System.nanoTime();
       source.emit(batch, previous, i -> out[i], ctx);
       batch.emitNanos = System.nanoTime() - emitStarted;
+      if (config.guarantee() == Guarantee.AT_MOST_ONCE) {
+        // The position goes to the store before anything is processed: from here on this batch is never replayed.
+        config.checkpointStore().recordPending(config.name(), batch.txid, batch.metaBytes);
+        batch.positionRecorded = true;
+      }
       List<List<Object>> bySource = new ArrayList<>(out.length);
       int records = 0;
       for (ListCollector c : out) {
@@ -289,7 +310,8 @@ public final class Coordinator implements Pipeline {
   private void commitHead(InFlight head) {
     Object[] outputs = awaitProcessed(head);
     long started = System.nanoTime();
-    head.epoch = config.checkpointStore().openEpoch(config.name(), head.attemptId());
+    CheckpointEpoch opened = config.checkpointStore().openEpoch(config.name(), head.attemptId());
+    head.epoch = config.guarantee() == Guarantee.AT_LEAST_ONCE ? new ReapplyingEpoch(opened) : opened;
     List<OutboxEntry> outbox = executor.commitPhase(outputs, head.epoch, config.checkpointStore().keepsOutbox(),
         context(head.txid));
     long staged = System.nanoTime();
@@ -322,9 +344,13 @@ public final class Coordinator implements Pipeline {
 
   /** The one call that makes a batch durable; a failure whose commit landed anyway (reply lost) counts as done. */
   private void commitEpoch(InFlight head, List<OutboxEntry> outbox) {
+    commitEpoch(head.epoch, head.txid, head.metaBytes, outbox);
+  }
+
+  private void commitEpoch(CheckpointEpoch epoch, long txid, byte[] metaBytes, List<OutboxEntry> outbox) {
     CheckpointStore store = config.checkpointStore();
     try {
-      head.epoch.commit(head.metaBytes, outbox);
+      epoch.commit(metaBytes, outbox);
     } catch (RuntimeException e) {
       Checkpoint reread;
       try {
@@ -333,9 +359,9 @@ public final class Coordinator implements Pipeline {
         e.addSuppressed(again);
         throw e;
       }
-      if (reread.committedTxid() == head.txid) {
+      if (reread.committedTxid() == txid) {
         LOG.warn("pipeline '{}': checkpoint commit of txid {} reported {}, but the store shows it committed",
-            config.name(), head.txid, e.toString());
+            config.name(), txid, e.toString());
         return;
       }
       throw e;
@@ -388,6 +414,10 @@ public final class Coordinator implements Pipeline {
       throwUnchecked(stop);
     }
     failedAttempts++;
+    if (config.guarantee() == Guarantee.AT_MOST_ONCE && head.positionRecorded) {
+      drop(head, error); // its position is recorded: processing may have begun, so it is never replayed
+      return;
+    }
     if (head.tries >= config.retryPolicy().maxAttempts()) {
       throw new BatchFailedException(config.name(), head.txid, head.tries, error);
     }
@@ -416,6 +446,85 @@ public final class Coordinator implements Pipeline {
       return;
     }
     emitAndProcess(head, committedMeta);
+  }
+
+  // ---------------------------------------------------------------- AT_MOST_ONCE drops
+
+  /** Drops the failed head (already aborted): commits its txid with its position and nothing else. */
+  private void drop(InFlight head, Throwable cause) {
+    commitDropped(head.txid, head.metaBytes);
+    inFlight.removeFirst(); // the batches behind it were cut after its position, which is now committed: they stay
+    onDropped(head.txid, head.meta, cause);
+  }
+
+  /**
+   * Drops the batches an earlier run recorded as pending and did not commit (their processing may have begun), in
+   * txid order, before this run emits anything.
+   */
+  private void dropRecovered() {
+    byte[] position;
+    while ((position = pending.pendingAt(committedTxid + 1)) != null) {
+      long txid = committedTxid + 1;
+      EpochalException cause = new EpochalException("Pipeline '" + config.name() + "': batch txid " + txid
+          + " was started by an earlier run that stopped before committing it; AT_MOST_ONCE never replays a batch "
+          + "whose position was recorded", null, false, context(txid));
+      commitDropped(txid, position);
+      onDropped(txid, Optional.of(source.decode(position)), cause);
+    }
+  }
+
+  /**
+   * Commits batch {@code txid} as an empty epoch with spout metadata {@code position}, retrying a retryable failure
+   * under the retry policy (nothing of the batch is applied, so a retry cannot count anything twice).
+   */
+  private void commitDropped(long txid, byte[] position) {
+    for (int tries = 1;; tries++) {
+      CheckpointEpoch epoch = null;
+      try {
+        epoch = config.checkpointStore().openEpoch(config.name(), new BatchAttempt(txid, attempts.next(txid)));
+        commitEpoch(epoch, txid, position, List.of());
+        return;
+      } catch (RuntimeException e) {
+        if (epoch != null) {
+          try {
+            epoch.abort();
+          } catch (RuntimeException again) {
+            e.addSuppressed(again);
+          }
+        }
+        if (!EpochalException.isRetryable(e)) {
+          throw e;
+        }
+        if (tries >= config.retryPolicy().maxAttempts()) {
+          throw new BatchFailedException(config.name(), txid, tries, e);
+        }
+        LOG.warn("pipeline '{}': commit of dropped txid {} failed, retrying: {}", config.name(), txid, e.toString());
+        try {
+          config.sleeper().sleep(config.retryPolicy().backoffAfter(tries));
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new BatchFailedException(config.name(), txid, tries, ie);
+        }
+      }
+    }
+  }
+
+  private void onDropped(long txid, Optional<Object> position, Throwable cause) {
+    committedTxid = txid;
+    committedMeta = position;
+    attempts.committed(txid);
+    pending.committed(txid);
+    batchesDropped++;
+    LOG.warn("pipeline '{}' dropped batch txid {} (AT_MOST_ONCE: its records are not counted, {} dropped so far): {}",
+        config.name(), txid, batchesDropped, cause.toString());
+    try {
+      source.success(txid);
+    } catch (RuntimeException e) {
+      LOG.warn("spout '{}' success({}) failed; the dropped batch stays committed", source.name(), txid, e);
+    }
+    for (PipelineListener l : config.listeners()) {
+      l.onBatchDropped(txid, cause);
+    }
   }
 
   /** Aborts the head's attempt: its epoch (or, before its commit phase, the store's buffer), then every state. */
@@ -465,6 +574,58 @@ public final class Coordinator implements Pipeline {
       throw err;
     }
     throw new EpochalException(e.toString(), e);
+  }
+
+  /**
+   * The epoch of an {@code AT_LEAST_ONCE} attempt: the store's epoch, except that txid-carrying maps apply updates to
+   * cells already written for its txid instead of skipping them.
+   */
+  private static final class ReapplyingEpoch implements CheckpointEpoch {
+    private final CheckpointEpoch inner;
+
+    ReapplyingEpoch(CheckpointEpoch inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public String pipeline() {
+      return inner.pipeline();
+    }
+
+    @Override
+    public BatchAttempt attempt() {
+      return inner.attempt();
+    }
+
+    @Override
+    public <T> Optional<T> staging(Class<T> type) {
+      return inner.staging(type);
+    }
+
+    @Override
+    public boolean readOnly() {
+      return inner.readOnly();
+    }
+
+    @Override
+    public boolean skipsAppliedCells() {
+      return false;
+    }
+
+    @Override
+    public void commit(byte[] metadata, List<OutboxEntry> outbox) {
+      inner.commit(metadata, outbox);
+    }
+
+    @Override
+    public void abort() {
+      inner.abort();
+    }
+
+    @Override
+    public String toString() {
+      return inner + " (AT_LEAST_ONCE: applied cells are not skipped)";
+    }
   }
 
   /** Collects emitted records; a null record is an error. */
