@@ -10,6 +10,7 @@ import io.epochal.spout.SpoutKind;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.InMemoryBackingMap;
 import io.epochal.state.MapState;
+import io.epochal.state.NonTransactionalMap;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import io.epochal.state.opaque.OpaqueMap;
@@ -34,8 +35,9 @@ import net.jqwik.api.statistics.Statistics;
 /**
  * The promises of the three delivery modes ({@link Guarantee}), under the testkit's fault schedules (failures after
  * the emission, before and inside the state writes, after them, inside and after the checkpoint commit; each also as a
- * crash with restart), random batch cuts and re-cuts, partitions, batches in flight and threads, over four targets:
- * {@code TransactionalMap} and {@code OpaqueMap} over a backing map (per-key protocol), and the in-memory table store
+ * crash with restart), random batch cuts and re-cuts, partitions, batches in flight and threads, over five targets:
+ * {@code NonTransactionalMap}, {@code TransactionalMap} and {@code OpaqueMap} over a backing map (per-key protocol),
+ * and the in-memory table store
  * with {@code TransactionalTableLayout} on the epoch protocol and on the per-key protocol; each under a transactional
  * and a re-cutting opaque spout.
  *
@@ -53,10 +55,11 @@ class DeliveryModeReplayProperties {
 
   /** What holds the counts. */
   enum Target {
-    TRANSACTIONAL_MAP, OPAQUE_MAP, EPOCH_TABLES, PER_KEY_TABLES;
+    PLAIN_MAP, TRANSACTIONAL_MAP, OPAQUE_MAP, EPOCH_TABLES, PER_KEY_TABLES;
 
-    boolean perKey() {
-      return this != EPOCH_TABLES;
+    /** Whether the builder accepts this target as exactly-once under {@code spout}. */
+    boolean exactlyOnce(SpoutKind spout) {
+      return this == EPOCH_TABLES || this != PLAIN_MAP && spout == SpoutKind.TRANSACTIONAL;
     }
   }
 
@@ -73,8 +76,8 @@ class DeliveryModeReplayProperties {
   @Property
   void exactlyOnceEqualsTheReference(@ForAll Target target, @ForAll("spouts") SpoutKind spout,
       @ForAll("schedules") ReplaySchedule<String> schedule) {
-    // The builder refuses an opaque spout on the per-key protocol under EXACTLY_ONCE (see PairingReplayProperties).
-    Assume.that(spout == SpoutKind.TRANSACTIONAL || !target.perKey());
+    // The builder refuses a non-transactional state, and an opaque spout, on the per-key protocol under EXACTLY_ONCE.
+    Assume.that(target.exactlyOnce(spout));
     Verdict v = run(target, spout, Guarantee.EXACTLY_ONCE, schedule);
     assertEquals(v.reference, v.actual, v.report);
   }
@@ -90,6 +93,7 @@ class DeliveryModeReplayProperties {
     });
     assertEquals(v.reference.keySet(), v.actual.keySet(), "keys that are in no input record\n" + v.report);
     Statistics.label("AT_LEAST_ONCE").collect(v.actual.equals(v.reference) ? "exact" : "counted some twice");
+    Statistics.label("AT_LEAST_ONCE").coverage(c -> c.check("counted some twice").count(n -> n > 0));
   }
 
   @Property
@@ -102,6 +106,7 @@ class DeliveryModeReplayProperties {
           + (key.startsWith("w:") ? "" : " (a record counted twice)") + "\n" + v.report);
     });
     Statistics.label("AT_MOST_ONCE").collect(v.actual.equals(v.reference) ? "exact" : "lost some");
+    Statistics.label("AT_MOST_ONCE").coverage(c -> c.check("lost some").count(n -> n > 0));
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -113,7 +118,7 @@ class DeliveryModeReplayProperties {
   static Verdict run(Target target, SpoutKind spout, Guarantee guarantee, ReplaySchedule<String> schedule) {
     ReplayResult<String, Long> result = check(target, spout, guarantee).run(schedule);
     assertTrue(result.error().isEmpty(), "the run stopped: " + result.report());
-    Map<String, Long> reference = target.perKey() && target != Target.PER_KEY_TABLES
+    Map<String, Long> reference = target != Target.EPOCH_TABLES && target != Target.PER_KEY_TABLES
         ? wordAndRecordCounts(schedule.input()) : recordCounts(schedule.input());
     assertEquals(reference, new TreeMap<>(result.expected()),
         "the failure-free run of " + guarantee + " is not the fold of the input\n" + result.report());
@@ -126,6 +131,8 @@ class DeliveryModeReplayProperties {
   static ReplayCheck<String, String, Long> check(Target target, SpoutKind spout, Guarantee guarantee) {
     String name = "modes-" + guarantee.name().toLowerCase(java.util.Locale.ROOT);
     return switch (target) {
+      case PLAIN_MAP -> DeliveryModeReplayProperties.<Long>maps(spout, guarantee, NonTransactionalMap::factory,
+          c -> c, name);
       case TRANSACTIONAL_MAP -> DeliveryModeReplayProperties.<TransactionalValue<Long>>maps(spout, guarantee,
           TransactionalMap::factory, TransactionalValue::value, name);
       case OPAQUE_MAP -> DeliveryModeReplayProperties.<OpaqueValue<Long>>maps(spout, guarantee, OpaqueMap::factory,
