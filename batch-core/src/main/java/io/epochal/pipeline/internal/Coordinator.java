@@ -468,8 +468,9 @@ public final class Coordinator implements Pipeline {
       EpochalException cause = new EpochalException("Pipeline '" + config.name() + "': batch txid " + txid
           + " was started by an earlier run that stopped before committing it; AT_MOST_ONCE never replays a batch "
           + "whose position was recorded", null, false, context(txid));
-      commitDropped(txid, position);
-      onDropped(txid, Optional.of(source.decode(position)), cause);
+      Object meta = source.pendingPosition(position, committedMeta);
+      commitDropped(txid, source.encode(meta));
+      onDropped(txid, Optional.of(meta), cause);
     }
   }
 

@@ -227,6 +227,33 @@ class DeliveryModesTest {
   }
 
   @Test
+  void atMostOnceDropsAPendingBatchOfMergedSourcesAtEverySourcesPosition() {
+    ListSpout<String> cuts = new ListSpout<>(List.of(List.of("a"), List.of("b")));
+    OffsetSpout<String> offsets = new OffsetSpout<>(List.of("x", "y", "z", "w"), 2);
+    InMemoryBackingMap<String, Long> store = new InMemoryBackingMap<>("counts");
+    CountingCheckpoints checkpoints = new CountingCheckpoints();
+    java.util.function.Function<IBackingMap<String, Long>, PipelineBuilder> merged = map -> {
+      PipelineBuilder b = Pipeline.newBuilder("amo-merged").guarantee(Guarantee.AT_MOST_ONCE)
+          .checkpointStore(checkpoints).sleeper(d -> { });
+      b.source(cuts).merge(b.source(offsets)).groupBy(w -> w)
+          .persistentAggregate("counts", NonTransactionalMap.factory(map), Aggregators.count());
+      return b;
+    };
+    FailingMap<String, Long> dying = new FailingMap<>(store, a -> a.txid() == 1,
+        () -> new EpochalException("disk gone", null, false, ErrorContext.NONE));
+    try (Pipeline p = merged.apply(dying).build()) {
+      assertThrows(EpochalException.class, p::runUntilIdle);
+    }
+    Drops drops = new Drops();
+    try (Pipeline p = merged.apply(store).listener(drops).build()) {
+      assertEquals(2, p.runUntilIdle().lastTxid());
+    }
+    assertEquals(List.of(1L), drops.dropped);
+    assertEquals(Map.of("b", 1L, "z", 1L, "w", 1L), store.snapshot(),
+        "txid 2 continues after both sources' positions of the dropped txid 1");
+  }
+
+  @Test
   void exactlyOnceReplaysTheSameFailureAndRecordsEachCut() {
     ListSpout<String> spout = new ListSpout<>(List.of(List.of("a"), List.of("a", "b"), List.of("a")));
     CountingCheckpoints checkpoints = new CountingCheckpoints();
