@@ -4,8 +4,6 @@ import io.epochal.errors.BatchFailedException;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.GuaranteeNotDeliverableException;
-import io.epochal.errors.InvalidRecordException;
-import io.epochal.errors.StoreException;
 import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.pipeline.Pipeline;
@@ -71,6 +69,7 @@ public final class Coordinator implements Pipeline {
   private final BatchExecutor executor;
   private final AttemptNumbers attempts;
   private final PendingBatches pending;
+  private final DurableCommits durable;
   private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 
   private long committedTxid;
@@ -117,6 +116,7 @@ public final class Coordinator implements Pipeline {
     // Only EXACTLY_ONCE records a transactional cut before emission; AT_MOST_ONCE records every position itself.
     this.pending = new PendingBatches(config.name(), config.checkpointStore(), checkpoint.pendingMetadata(),
         config.guarantee() == Guarantee.EXACTLY_ONCE, config.guarantee() != Guarantee.AT_MOST_ONCE);
+    this.durable = new DurableCommits(config, attempts);
     if (checkpoint.hasCommitted()) {
       LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
           committedTxid, pending.size());
@@ -344,29 +344,9 @@ public final class Coordinator implements Pipeline {
 
   /** The one call that makes a batch durable; a failure whose commit landed anyway (reply lost) counts as done. */
   private void commitEpoch(InFlight head, List<OutboxEntry> outbox) {
-    commitEpoch(head.epoch, head.txid, head.metaBytes, outbox);
+    durable.commit(head.epoch, head.txid, head.metaBytes, outbox);
   }
 
-  private void commitEpoch(CheckpointEpoch epoch, long txid, byte[] metaBytes, List<OutboxEntry> outbox) {
-    CheckpointStore store = config.checkpointStore();
-    try {
-      epoch.commit(metaBytes, outbox);
-    } catch (RuntimeException e) {
-      Checkpoint reread;
-      try {
-        reread = store.load(config.name());
-      } catch (RuntimeException again) {
-        e.addSuppressed(again);
-        throw e;
-      }
-      if (reread.committedTxid() == txid) {
-        LOG.warn("pipeline '{}': checkpoint commit of txid {} reported {}, but the store shows it committed",
-            config.name(), txid, e.toString());
-        return;
-      }
-      throw e;
-    }
-  }
 
   private void onCommitted(InFlight head, long nanos) {
     committedTxid = head.txid;
@@ -408,10 +388,10 @@ public final class Coordinator implements Pipeline {
       l.onAttemptFailed(attempt, error); // every failed attempt, also the one that stops the pipeline
     }
     if (!EpochalException.isRetryable(error)) {
-      Throwable stop = stopping(head, error);
+      Throwable stop = Failures.stopping(config.name(), head.txid, error, context(head.txid));
       LOG.error("pipeline '{}' stops at txid {} without retrying (no retry can fix this): {}", config.name(),
           head.txid, stop.getMessage());
-      throwUnchecked(stop);
+      Failures.throwUnchecked(stop);
     }
     failedAttempts++;
     if (config.guarantee() == Guarantee.AT_MOST_ONCE && head.positionRecorded) {
@@ -448,11 +428,9 @@ public final class Coordinator implements Pipeline {
     emitAndProcess(head, committedMeta);
   }
 
-  // ---------------------------------------------------------------- AT_MOST_ONCE drops
-
-  /** Drops the failed head (already aborted): commits its txid with its position and nothing else. */
+  /** AT_MOST_ONCE: drops the failed head (already aborted): commits its txid with its position and nothing else. */
   private void drop(InFlight head, Throwable cause) {
-    commitDropped(head.txid, head.metaBytes);
+    durable.commitDropped(head.txid, head.metaBytes);
     inFlight.removeFirst(); // the batches behind it were cut after its position, which is now committed: they stay
     onDropped(head.txid, head.meta, cause);
   }
@@ -465,48 +443,10 @@ public final class Coordinator implements Pipeline {
     byte[] position;
     while ((position = pending.pendingAt(committedTxid + 1)) != null) {
       long txid = committedTxid + 1;
-      EpochalException cause = new EpochalException("Pipeline '" + config.name() + "': batch txid " + txid
-          + " was started by an earlier run that stopped before committing it; AT_MOST_ONCE never replays a batch "
-          + "whose position was recorded", null, false, context(txid));
+      EpochalException cause = durable.pendingAtRestart(txid, context(txid));
       Object meta = source.pendingPosition(position, committedMeta);
-      commitDropped(txid, source.encode(meta));
+      durable.commitDropped(txid, source.encode(meta));
       onDropped(txid, Optional.of(meta), cause);
-    }
-  }
-
-  /**
-   * Commits batch {@code txid} as an empty epoch with spout metadata {@code position}, retrying a retryable failure
-   * under the retry policy (nothing of the batch is applied, so a retry cannot count anything twice).
-   */
-  private void commitDropped(long txid, byte[] position) {
-    for (int tries = 1;; tries++) {
-      CheckpointEpoch epoch = null;
-      try {
-        epoch = config.checkpointStore().openEpoch(config.name(), new BatchAttempt(txid, attempts.next(txid)));
-        commitEpoch(epoch, txid, position, List.of());
-        return;
-      } catch (RuntimeException e) {
-        if (epoch != null) {
-          try {
-            epoch.abort();
-          } catch (RuntimeException again) {
-            e.addSuppressed(again);
-          }
-        }
-        if (!EpochalException.isRetryable(e)) {
-          throw e;
-        }
-        if (tries >= config.retryPolicy().maxAttempts()) {
-          throw new BatchFailedException(config.name(), txid, tries, e);
-        }
-        LOG.warn("pipeline '{}': commit of dropped txid {} failed, retrying: {}", config.name(), txid, e.toString());
-        try {
-          config.sleeper().sleep(config.retryPolicy().backoffAfter(tries));
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw new BatchFailedException(config.name(), txid, tries, ie);
-        }
-      }
     }
   }
 
@@ -554,100 +494,6 @@ public final class Coordinator implements Pipeline {
     }
   }
 
-  /**
-   * What a non-retryable failure surfaces as: itself, except an I/O failure no retry fixes that is not already an
-   * {@link EpochalException}, which becomes a non-retryable {@link StoreException} saying what to do (free disk space,
-   * remount read-write, ...) and naming the pipeline and txid, with the original as its cause.
-   */
-  private Throwable stopping(InFlight head, Throwable error) {
-    if (error instanceof EpochalException || error instanceof Error || !StoreException.isUnfixableIo(error)) {
-      return error;
-    }
-    return StoreException.io("Pipeline '" + config.name() + "' stopped at txid " + head.txid, error,
-        context(head.txid));
-  }
 
-  static void throwUnchecked(Throwable e) {
-    if (e instanceof RuntimeException re) {
-      throw re;
-    }
-    if (e instanceof Error err) {
-      throw err;
-    }
-    throw new EpochalException(e.toString(), e);
-  }
 
-  /**
-   * The epoch of an {@code AT_LEAST_ONCE} attempt: the store's epoch, except that txid-carrying maps apply updates to
-   * cells already written for its txid instead of skipping them.
-   */
-  private static final class ReapplyingEpoch implements CheckpointEpoch {
-    private final CheckpointEpoch inner;
-
-    ReapplyingEpoch(CheckpointEpoch inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public String pipeline() {
-      return inner.pipeline();
-    }
-
-    @Override
-    public BatchAttempt attempt() {
-      return inner.attempt();
-    }
-
-    @Override
-    public <T> Optional<T> staging(Class<T> type) {
-      return inner.staging(type);
-    }
-
-    @Override
-    public boolean readOnly() {
-      return inner.readOnly();
-    }
-
-    @Override
-    public boolean skipsAppliedCells() {
-      return false;
-    }
-
-    @Override
-    public void commit(byte[] metadata, List<OutboxEntry> outbox) {
-      inner.commit(metadata, outbox);
-    }
-
-    @Override
-    public void abort() {
-      inner.abort();
-    }
-
-    @Override
-    public String toString() {
-      return inner + " (AT_LEAST_ONCE: applied cells are not skipped)";
-    }
-  }
-
-  /** Collects emitted records; a null record is an error. */
-  private static final class ListCollector implements io.epochal.spout.Collector<Object> {
-    final List<Object> records = new ArrayList<>();
-    private final String spout;
-    private final BatchAttempt attempt;
-    private final ErrorContext context;
-
-    ListCollector(String spout, BatchAttempt attempt, ErrorContext context) {
-      this.spout = spout;
-      this.attempt = attempt;
-      this.context = context;
-    }
-
-    @Override
-    public void emit(Object record) {
-      if (record == null) {
-        throw new InvalidRecordException("spout '" + spout + "' emitted a null record in " + attempt, null, context);
-      }
-      records.add(record);
-    }
-  }
 }
