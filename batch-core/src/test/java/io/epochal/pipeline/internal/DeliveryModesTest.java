@@ -168,11 +168,12 @@ class DeliveryModesTest {
     InMemoryBackingMap<String, Long> store = new InMemoryBackingMap<>("counts");
     FailingMap<String, Long> map = new FailingMap<>(store, a -> a.txid() == 1, DeliveryModesTest::retryable);
     Drops drops = new Drops();
-    try (Pipeline p = counting("amo-opaque", Guarantee.AT_MOST_ONCE, new CountingCheckpoints(), drops, spout, map)
-        .build()) {
+    CountingCheckpoints checkpoints = new CountingCheckpoints();
+    try (Pipeline p = counting("amo-opaque", Guarantee.AT_MOST_ONCE, checkpoints, drops, spout, map).build()) {
       assertEquals(2, p.runUntilIdle().lastTxid());
     }
     assertEquals(List.of(1L), drops.dropped);
+    assertEquals(List.of(1L, 2L), checkpoints.pendingRecorded, "AT_MOST_ONCE records an opaque batch's position too");
     assertEquals(Map.of("c", 1L, "d", 1L), store.snapshot(), "the next batch starts after the dropped one");
   }
 
@@ -274,6 +275,20 @@ class DeliveryModesTest {
     assertEquals(List.of(), drops.dropped);
     assertEquals(List.of("1/1/0", "2/1/1", "2/2/1", "3/1/2"), spout.emissions);
     assertEquals(List.of(1L, 2L, 3L), checkpoints.pendingRecorded, "exactly-once records every cut before emission");
+  }
+
+  @Test
+  void exactlyOnceAndAtLeastOnceRecordNoPendingMetadataForAnOpaqueSpout() {
+    for (Guarantee g : List.of(Guarantee.EXACTLY_ONCE, Guarantee.AT_LEAST_ONCE)) {
+      CountingCheckpoints checkpoints = new CountingCheckpoints();
+      PipelineBuilder b = Pipeline.newBuilder("opaque-" + g).guarantee(g).checkpointStore(checkpoints);
+      b.source(new OffsetSpout<>(List.of("a", "b", "c"), 2)).to("out", new CollectingSink<String>("out"));
+      try (Pipeline p = b.build()) {
+        assertEquals(2, p.runUntilIdle().lastTxid());
+      }
+      assertEquals(List.of(), checkpoints.pendingRecorded, g.toString());
+      assertEquals(List.of(1L, 2L), checkpoints.committed, g.toString());
+    }
   }
 
   @Test
