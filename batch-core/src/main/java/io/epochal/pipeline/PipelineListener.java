@@ -22,4 +22,17 @@ public interface PipelineListener {
    */
   default void onAttemptFailed(BatchAttempt attempt, Throwable cause) {
   }
+
+  /**
+   * An {@link Guarantee#AT_MOST_ONCE} pipeline dropped batch {@code txid}: its position was recorded before it was
+   * processed, so instead of replaying it the pipeline committed the txid with that position and without the batch's
+   * records (on the per-key protocol, state cells the failed attempt already wrote stay as written). Called after
+   * that commit, on the coordinator thread; {@link #onBatchCommitted} is not called for the txid.
+   *
+   * @param cause the failure of the batch's attempt (after {@link #onAttemptFailed} for it), or, for a batch an
+   *     earlier run left pending, an {@link io.epochal.errors.EpochalException} saying so
+   * @since 0.6.0
+   */
+  default void onBatchDropped(long txid, Throwable cause) {
+  }
 }

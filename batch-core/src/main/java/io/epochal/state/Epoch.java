@@ -52,6 +52,20 @@ public interface Epoch {
   }
 
   /**
+   * Whether a txid-carrying map state skips an update of a key whose stored cell was already written for this
+   * epoch's txid ({@link TxidRule#skips}): Trident's "already applied" rule, which exactly-once needs on the per-key
+   * protocol. The default is true. The engine opens epochs answering false in an {@code AT_LEAST_ONCE} pipeline:
+   * there a replay may be cut anew (its spout metadata is not recorded before emission), so a cell written by a failed
+   * attempt under the same txid does not prove the replay's records are in it; the map then applies the update to the
+   * stored value, which may count the failed attempt's records twice and never loses the replay's.
+   *
+   * @since 0.6.0
+   */
+  default boolean skipsAppliedCells() {
+    return true;
+  }
+
+  /**
    * An epoch for {@code attempt} of pipeline {@code pipeline} that offers no staging: for states driven outside an
    * Epochal pipeline (unit tests, benchmarks, a Storm topology passing Trident's txid). The caller vouches for the
    * txid order, as the engine does.

@@ -23,7 +23,9 @@ import java.util.function.Function;
  *   <li>a stored cell ahead of {@code t}: every call throws {@link StateAheadException} naming the table, the key
  *       and both txids, before writing anything;
  *   <li>otherwise reads see {@link TxidRule#base}; an update the rule {@linkplain TxidRule#skips skips} returns the
- *       stored value and writes nothing; other updates build on {@code base} and write {@link TxidRule#next};
+ *       stored value and writes nothing (unless the epoch does not {@linkplain Epoch#skipsAppliedCells skip applied
+ *       cells}: an {@code AT_LEAST_ONCE} pipeline's); other updates build on {@code base} and write
+ *       {@link TxidRule#next};
  *       {@code multiPut(v)} writes {@code next(cell, v, t)} (no skip).
  * </ul>
  *
@@ -138,6 +140,7 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
   @Override
   public final Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
     long txid = core.writeTxid("multiUpdate");
+    boolean skipApplied = core.skipsApplied("multiUpdate");
     Map<K, C> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
     int n = updaters.size();
     Map<K, V> result = new HashMap<>(TxidMapCore.capacity(n));
@@ -155,7 +158,7 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
           base = Optional.empty();
         } else {
           core.checkNotAhead(key, cell, txid);
-          if (rule.skips(cell, txid)) {
+          if (skipApplied && rule.skips(cell, txid)) {
             result.put(key, rule.value(cell));
             continue;
           }

@@ -11,7 +11,8 @@ final class E2ESettings {
   int rounds = 3;
   List<Variant> variants = new ArrayList<>(Arrays.asList(Variant.RAW, Variant.ROCKSDB_BARE,
       Variant.EPOCHAL_MEM_TX, Variant.EPOCHAL_MEM_OPAQUE, Variant.EPOCHAL_ROCKSDB_TX,
-      Variant.EPOCHAL_ROCKSDB_OPAQUE, Variant.PG_BARE, Variant.EPOCHAL_PG_TX, Variant.EPOCHAL_PG_OPAQUE,
+      Variant.EPOCHAL_ROCKSDB_OPAQUE, Variant.EPOCHAL_ROCKSDB_TX_ALO, Variant.EPOCHAL_ROCKSDB_TX_AMO,
+      Variant.EPOCHAL_ROCKSDB_OPAQUE_ALO, Variant.EPOCHAL_ROCKSDB_OPAQUE_AMO, Variant.PG_BARE, Variant.EPOCHAL_PG_TX, Variant.EPOCHAL_PG_OPAQUE,
       Variant.EPOCHAL_PG_TX_CACHED,
       Variant.KAFKA_PLAIN, Variant.EPOCHAL_KAFKA_TX, Variant.EPOCHAL_KAFKA_OPAQUE, Variant.EPOCHAL_KAFKA_MEM_TX,
       Variant.KAFKA_SINK_PLAIN, Variant.EPOCHAL_KAFKA_SINK,

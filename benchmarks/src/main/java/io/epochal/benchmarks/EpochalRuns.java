@@ -3,6 +3,7 @@ package io.epochal.benchmarks;
 import io.epochal.codec.Codecs;
 import io.epochal.pipeline.Aggregators;
 import io.epochal.pipeline.BatchReport;
+import io.epochal.pipeline.Guarantee;
 import io.epochal.pipeline.Pipeline;
 import io.epochal.pipeline.PipelineBuilder;
 import io.epochal.pipeline.PipelineListener;
@@ -50,6 +51,8 @@ import java.util.Optional;
  *   <li>{@code pg-tx} / {@code pg-opaque}: the same over {@link PostgresTableStore} (epoch protocol: one SQL
  *       transaction per batch).</li>
  * </ul>
+ * and, for the delivery modes, {@code rocksdb-tx} and {@code rocksdb-opaque} under {@code AT_LEAST_ONCE} and
+ * {@code AT_MOST_ONCE} (no failures: every mode must give the recount).
  */
 public final class EpochalRuns {
   static final String PIPELINE = "wc";
@@ -82,15 +85,36 @@ public final class EpochalRuns {
     return rocks(ctx, true);
   }
 
+  public static Map<String, Long> rocksTxAtLeastOnce(RunContext ctx) {
+    return rocks(ctx, false, Guarantee.AT_LEAST_ONCE);
+  }
+
+  public static Map<String, Long> rocksTxAtMostOnce(RunContext ctx) {
+    return rocks(ctx, false, Guarantee.AT_MOST_ONCE);
+  }
+
+  public static Map<String, Long> rocksOpaqueAtLeastOnce(RunContext ctx) {
+    return rocks(ctx, true, Guarantee.AT_LEAST_ONCE);
+  }
+
+  public static Map<String, Long> rocksOpaqueAtMostOnce(RunContext ctx) {
+    return rocks(ctx, true, Guarantee.AT_MOST_ONCE);
+  }
+
   private static Map<String, Long> rocks(RunContext ctx, boolean opaque) {
+    return rocks(ctx, opaque, Guarantee.EXACTLY_ONCE);
+  }
+
+  private static Map<String, Long> rocks(RunContext ctx, boolean opaque, Guarantee guarantee) {
     try (RocksDbTableStore store = RocksDbTableStore.builder(ctx.work().resolve("rocksdb")).build()) {
       TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
       TableStates.Builder<String, Long> states =
           TableStates.builder(KeyCodec.strings("word"), Codecs.longs());
       if (opaque) {
-        run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(states), checkpoints);
+        run(ctx, PIPELINE, opaqueSpout(ctx), OpaqueTableLayout.factory(states), checkpoints, guarantee);
       } else {
-        run(ctx, PIPELINE, transactionalSpout(ctx), TransactionalTableLayout.factory(states), checkpoints);
+        run(ctx, PIPELINE, transactionalSpout(ctx), TransactionalTableLayout.factory(states), checkpoints,
+            guarantee);
       }
       return scan(store, PIPELINE + "/" + STATE);
     }
@@ -232,13 +256,24 @@ public final class EpochalRuns {
 
   private static void run(RunContext ctx, String name, Spout<String, ?> spout,
       StateFactory<? extends MapState<String, Long>> counts, TableCheckpointStore checkpoints) {
+    run(ctx, name, spout, counts, checkpoints, Guarantee.EXACTLY_ONCE);
+  }
+
+  private static void run(RunContext ctx, String name, Spout<String, ?> spout,
+      StateFactory<? extends MapState<String, Long>> counts, TableCheckpointStore checkpoints, Guarantee guarantee) {
     List<Long> commitNanos = new ArrayList<>();
+    long[] dropped = {0};
     PipelineBuilder b = Pipeline.newBuilder(name).partitions(ctx.partitions()).threads(ctx.threads())
-        .maxBatchesInFlight(ctx.inFlight())
+        .maxBatchesInFlight(ctx.inFlight()).guarantee(guarantee)
         .listener(new PipelineListener() {
           @Override
           public void onBatchCommitted(BatchReport report) {
             commitNanos.add(report.commitNanos());
+          }
+
+          @Override
+          public void onBatchDropped(long txid, Throwable cause) {
+            dropped[0]++;
           }
         });
     if (checkpoints != null) {
@@ -254,6 +289,9 @@ public final class EpochalRuns {
       ctx.meter().stop();
     }
     recordCommits(ctx, commitNanos);
+    if (guarantee != Guarantee.EXACTLY_ONCE) {
+      ctx.extra().setProperty("droppedBatches", Long.toString(dropped[0]));
+    }
   }
 
   /** Records the batch count and the commit latency percentiles of a run. */

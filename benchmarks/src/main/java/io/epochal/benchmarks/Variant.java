@@ -15,6 +15,18 @@ public enum Variant {
       "io.epochal.benchmarks.EpochalRuns", "rocksTx"),
   EPOCHAL_ROCKSDB_OPAQUE("epochal-rocksdb-opaque", "Epochal RocksDB, OpaqueMap, epoch", Peer.PLAIN,
       "io.epochal.benchmarks.EpochalRuns", "rocksOpaque"),
+  /** {@code epochal-rocksdb-tx} under {@code AT_LEAST_ONCE}: no pending write per batch, applied cells re-applied. */
+  EPOCHAL_ROCKSDB_TX_ALO("epochal-rocksdb-tx-alo", "Epochal RocksDB, TransactionalMap, epoch, AT_LEAST_ONCE",
+      Peer.PLAIN, "io.epochal.benchmarks.EpochalRuns", "rocksTxAtLeastOnce"),
+  /** {@code epochal-rocksdb-tx} under {@code AT_MOST_ONCE}: each position recorded before processing. */
+  EPOCHAL_ROCKSDB_TX_AMO("epochal-rocksdb-tx-amo", "Epochal RocksDB, TransactionalMap, epoch, AT_MOST_ONCE",
+      Peer.PLAIN, "io.epochal.benchmarks.EpochalRuns", "rocksTxAtMostOnce"),
+  /** {@code epochal-rocksdb-opaque} under {@code AT_LEAST_ONCE} (an opaque spout writes no pending metadata anyway). */
+  EPOCHAL_ROCKSDB_OPAQUE_ALO("epochal-rocksdb-opaque-alo", "Epochal RocksDB, OpaqueMap, epoch, AT_LEAST_ONCE",
+      Peer.PLAIN, "io.epochal.benchmarks.EpochalRuns", "rocksOpaqueAtLeastOnce"),
+  /** {@code epochal-rocksdb-opaque} under {@code AT_MOST_ONCE}: one pending write per batch more. */
+  EPOCHAL_ROCKSDB_OPAQUE_AMO("epochal-rocksdb-opaque-amo", "Epochal RocksDB, OpaqueMap, epoch, AT_MOST_ONCE",
+      Peer.PLAIN, "io.epochal.benchmarks.EpochalRuns", "rocksOpaqueAtMostOnce"),
   PG_BARE("pg-bare", "bare JDBC micro-batch loop on PostgreSQL (1 thread)", Peer.PLAIN,
       "io.epochal.benchmarks.BarePostgresLoop", "run"),
   EPOCHAL_PG_TX("epochal-pg-tx", "Epochal PostgreSQL, TransactionalMap, epoch", Peer.PLAIN,

@@ -76,6 +76,14 @@ abstract sealed class BatchSource permits BatchSource.Transactional, BatchSource
     return spout.metadataCodec().decode(metadata);
   }
 
+  /**
+   * The position an {@code AT_MOST_ONCE} pipeline commits for a batch an earlier run left pending with metadata
+   * {@code pending}, the batch after the one committed with {@code committed}: the pending metadata itself.
+   */
+  Object pendingPosition(byte[] pending, Optional<Object> committed) {
+    return decode(pending);
+  }
+
   /** Encodes metadata (of this source's own type). */
   byte[] encode(Object metadata) {
     return spout.metadataCodec().encode(metadata);

@@ -4,8 +4,6 @@ import io.epochal.errors.BatchFailedException;
 import io.epochal.errors.EpochalException;
 import io.epochal.errors.ErrorContext;
 import io.epochal.errors.GuaranteeNotDeliverableException;
-import io.epochal.errors.InvalidRecordException;
-import io.epochal.errors.StoreException;
 import io.epochal.pipeline.BatchReport;
 import io.epochal.pipeline.Guarantee;
 import io.epochal.pipeline.Pipeline;
@@ -49,6 +47,13 @@ import org.slf4j.MDC;
  * {@link RetryPolicy}; any other (a typed non-retryable error, an {@link Error}, an I/O failure no retry fixes such as a
  * full disk) stops the pipeline at its first occurrence, before any retry. Attempt numbers come from
  * {@link AttemptNumbers}. Thread-safe (every public method is synchronized).
+ *
+ * <p>Delivery modes ({@link Guarantee}): {@code EXACTLY_ONCE} as above. {@code AT_LEAST_ONCE} records no pending
+ * metadata (a replay after a restart is cut anew from the committed position) and opens epochs that do not
+ * {@linkplain io.epochal.state.Epoch#skipsAppliedCells skip applied cells}. {@code AT_MOST_ONCE} records the batch's
+ * position (its full spout metadata) as pending after the emission and before the process phase, and never replays a
+ * batch whose position is recorded: a retryable failure of it, or finding it pending after a restart, commits its txid
+ * with that position and nothing else (an empty epoch) and reports it to {@link PipelineListener#onBatchDropped}.
  */
 public final class Coordinator implements Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
@@ -66,6 +71,7 @@ public final class Coordinator implements Pipeline {
   private final BatchExecutor executor;
   private final AttemptNumbers attempts;
   private final PendingBatches pending;
+  private final DurableCommits durable;
   private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 
   private long committedTxid;
@@ -80,6 +86,9 @@ public final class Coordinator implements Pipeline {
   private boolean stopped;
 
   private long batchesCommitted;
+  private long batchesDropped;
+  /** Whether the batches an earlier run left pending were dropped ({@code AT_MOST_ONCE}, once, at the first run). */
+  private boolean recoveredDropped;
   private long failedAttempts;
   private long recordsCommitted;
   private long totalCommitNanos;
@@ -107,7 +116,10 @@ public final class Coordinator implements Pipeline {
     }
     this.attempts = new AttemptNumbers(config.name(), config.checkpointStore(), checkpoint,
         config.retryPolicy().maxAttempts(), config.maxBatchesInFlight());
-    this.pending = new PendingBatches(config.name(), config.checkpointStore(), checkpoint.pendingMetadata());
+    // Only EXACTLY_ONCE records a transactional cut before emission; AT_MOST_ONCE records every position itself.
+    this.pending = new PendingBatches(config.name(), config.checkpointStore(), checkpoint.pendingMetadata(),
+        config.guarantee() == Guarantee.EXACTLY_ONCE, config.guarantee() != Guarantee.AT_MOST_ONCE);
+    this.durable = new DurableCommits(config, attempts);
     if (checkpoint.hasCommitted()) {
       LOG.info("pipeline '{}' resumes after committed txid {} ({} pending batch(es) to replay)", config.name(),
           committedTxid, pending.size());
@@ -150,6 +162,10 @@ public final class Coordinator implements Pipeline {
       if (recoveredOutbox != null) {
         executor.openSinks(committedTxid, recoveredOutbox); // publishes what the last process did not
         recoveredOutbox = null;
+      }
+      if (config.guarantee() == Guarantee.AT_MOST_ONCE && !recoveredDropped) {
+        dropRecovered();
+        recoveredDropped = true;
       }
       while (done < maxBatches && !stopRequested) {
         fillWindow(maxBatches - done);
@@ -272,6 +288,11 @@ public final class Coordinator implements Pipeline {
       long emitStarted = System.nanoTime();
       source.emit(batch, previous, i -> out[i], ctx);
       batch.emitNanos = System.nanoTime() - emitStarted;
+      if (config.guarantee() == Guarantee.AT_MOST_ONCE) {
+        // The position goes to the store before anything is processed: from here on this batch is never replayed.
+        config.checkpointStore().recordPending(config.name(), batch.txid, batch.metaBytes);
+        batch.positionRecorded = true;
+      }
       List<List<Object>> bySource = new ArrayList<>(out.length);
       int records = 0;
       for (ListCollector c : out) {
@@ -297,7 +318,8 @@ public final class Coordinator implements Pipeline {
   private void commitHead(InFlight head) {
     Object[] outputs = awaitProcessed(head);
     long started = System.nanoTime();
-    head.epoch = config.checkpointStore().openEpoch(config.name(), head.attemptId());
+    CheckpointEpoch opened = config.checkpointStore().openEpoch(config.name(), head.attemptId());
+    head.epoch = config.guarantee() == Guarantee.AT_LEAST_ONCE ? new ReapplyingEpoch(opened) : opened;
     List<OutboxEntry> outbox = executor.commitPhase(outputs, head.epoch, config.checkpointStore().keepsOutbox(),
         context(head.txid));
     long staged = System.nanoTime();
@@ -330,25 +352,9 @@ public final class Coordinator implements Pipeline {
 
   /** The one call that makes a batch durable; a failure whose commit landed anyway (reply lost) counts as done. */
   private void commitEpoch(InFlight head, List<OutboxEntry> outbox) {
-    CheckpointStore store = config.checkpointStore();
-    try {
-      head.epoch.commit(head.metaBytes, outbox);
-    } catch (RuntimeException e) {
-      Checkpoint reread;
-      try {
-        reread = store.load(config.name());
-      } catch (RuntimeException again) {
-        e.addSuppressed(again);
-        throw e;
-      }
-      if (reread.committedTxid() == head.txid) {
-        LOG.warn("pipeline '{}': checkpoint commit of txid {} reported {}, but the store shows it committed",
-            config.name(), head.txid, e.toString());
-        return;
-      }
-      throw e;
-    }
+    durable.commit(head.epoch, head.txid, head.metaBytes, outbox);
   }
+
 
   private void onCommitted(InFlight head, long nanos) {
     committedTxid = head.txid;
@@ -390,12 +396,16 @@ public final class Coordinator implements Pipeline {
       l.onAttemptFailed(attempt, error); // every failed attempt, also the one that stops the pipeline
     }
     if (!EpochalException.isRetryable(error)) {
-      Throwable stop = stopping(head, error);
+      Throwable stop = Failures.stopping(config.name(), head.txid, error, context(head.txid));
       LOG.error("pipeline '{}' stops at txid {} without retrying (no retry can fix this): {}", config.name(),
           head.txid, stop.getMessage());
-      throwUnchecked(stop);
+      Failures.throwUnchecked(stop);
     }
     failedAttempts++;
+    if (config.guarantee() == Guarantee.AT_MOST_ONCE && head.positionRecorded) {
+      drop(head, error); // its position is recorded: processing may have begun, so it is never replayed
+      return;
+    }
     if (head.tries >= config.retryPolicy().maxAttempts()) {
       throw new BatchFailedException(config.name(), head.txid, head.tries, error);
     }
@@ -426,6 +436,46 @@ public final class Coordinator implements Pipeline {
     emitAndProcess(head, committedMeta);
   }
 
+  /** AT_MOST_ONCE: drops the failed head (already aborted): commits its txid with its position and nothing else. */
+  private void drop(InFlight head, Throwable cause) {
+    durable.commitDropped(head.txid, head.metaBytes);
+    inFlight.removeFirst(); // the batches behind it were cut after its position, which is now committed: they stay
+    onDropped(head.txid, head.meta, cause);
+  }
+
+  /**
+   * Drops the batches an earlier run recorded as pending and did not commit (their processing may have begun), in
+   * txid order, before this run emits anything.
+   */
+  private void dropRecovered() {
+    byte[] position;
+    while ((position = pending.pendingAt(committedTxid + 1)) != null) {
+      long txid = committedTxid + 1;
+      EpochalException cause = durable.pendingAtRestart(txid, context(txid));
+      Object meta = source.pendingPosition(position, committedMeta);
+      durable.commitDropped(txid, source.encode(meta));
+      onDropped(txid, Optional.of(meta), cause);
+    }
+  }
+
+  private void onDropped(long txid, Optional<Object> position, Throwable cause) {
+    committedTxid = txid;
+    committedMeta = position;
+    attempts.committed(txid);
+    pending.committed(txid);
+    batchesDropped++;
+    LOG.warn("pipeline '{}' dropped batch txid {} (AT_MOST_ONCE: its records are not counted, {} dropped so far): {}",
+        config.name(), txid, batchesDropped, cause.toString());
+    try {
+      source.success(txid);
+    } catch (RuntimeException e) {
+      LOG.warn("spout '{}' success({}) failed; the dropped batch stays committed", source.name(), txid, e);
+    }
+    for (PipelineListener l : config.listeners()) {
+      l.onBatchDropped(txid, cause);
+    }
+  }
+
   /** Aborts the head's attempt: its epoch (or, before its commit phase, the store's buffer), then every state. */
   private void abort(InFlight head) {
     CheckpointEpoch epoch = head.epoch;
@@ -452,48 +502,6 @@ public final class Coordinator implements Pipeline {
     }
   }
 
-  /**
-   * What a non-retryable failure surfaces as: itself, except an I/O failure no retry fixes that is not already an
-   * {@link EpochalException}, which becomes a non-retryable {@link StoreException} saying what to do (free disk space,
-   * remount read-write, ...) and naming the pipeline and txid, with the original as its cause.
-   */
-  private Throwable stopping(InFlight head, Throwable error) {
-    if (error instanceof EpochalException || error instanceof Error || !StoreException.isUnfixableIo(error)) {
-      return error;
-    }
-    return StoreException.io("Pipeline '" + config.name() + "' stopped at txid " + head.txid, error,
-        context(head.txid));
-  }
 
-  static void throwUnchecked(Throwable e) {
-    if (e instanceof RuntimeException re) {
-      throw re;
-    }
-    if (e instanceof Error err) {
-      throw err;
-    }
-    throw new EpochalException(e.toString(), e);
-  }
 
-  /** Collects emitted records; a null record is an error. */
-  private static final class ListCollector implements io.epochal.spout.Collector<Object> {
-    final List<Object> records = new ArrayList<>();
-    private final String spout;
-    private final BatchAttempt attempt;
-    private final ErrorContext context;
-
-    ListCollector(String spout, BatchAttempt attempt, ErrorContext context) {
-      this.spout = spout;
-      this.attempt = attempt;
-      this.context = context;
-    }
-
-    @Override
-    public void emit(Object record) {
-      if (record == null) {
-        throw new InvalidRecordException("spout '" + spout + "' emitted a null record in " + attempt, null, context);
-      }
-      records.add(record);
-    }
-  }
 }

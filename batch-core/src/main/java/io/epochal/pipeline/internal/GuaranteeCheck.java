@@ -269,5 +269,13 @@ public final class GuaranteeCheck {
     }
     LOG.warn("pipeline '{}' runs {} by explicit opt-in; it is not exactly-once because: {}", pipeline, requested,
         why.get());
+    if (requested == Guarantee.AT_LEAST_ONCE) {
+      for (Spout<?, ?> spout : graph.spouts()) {
+        if (spout.kind() == SpoutKind.NON_TRANSACTIONAL) {
+          LOG.warn("pipeline '{}': spout '{}' is non-transactional and cannot replay a failed batch, so under "
+              + "AT_LEAST_ONCE the records of a failed attempt may still be lost", pipeline, spout.name());
+        }
+      }
+    }
   }
 }

@@ -15,6 +15,8 @@ final class InFlight {
   /** The batch's metadata once known (transactional: fixed before emission; opaque: after emission). */
   Optional<Object> meta = Optional.empty();
   byte[] metaBytes;
+  /** {@code AT_MOST_ONCE}: the batch's position is recorded as pending, so it is never replayed. */
+  boolean positionRecorded;
   /** What the source fixed in {@code open} for its emission (a merged source's shares), else null. */
   Object opened;
   /** How many records the current attempt emitted (the records themselves go to the process phase only). */

@@ -149,6 +149,22 @@ final class MergedSource extends BatchSource {
     return decodeMeta(metadata);
   }
 
+  /**
+   * {@inheritDoc} A source without metadata in the pending record keeps its committed metadata: an
+   * {@code AT_MOST_ONCE} record carries every source's latest position, but a record an {@code EXACTLY_ONCE} run wrote
+   * before emission holds only the transactional sources' cuts.
+   */
+  @Override
+  Object pendingPosition(byte[] pending, Optional<Object> committed) {
+    Meta recorded = decodeMeta(pending);
+    List<Optional<Object>> prev = latest(committed);
+    List<Optional<Object>> latest = new ArrayList<>(parts.size());
+    for (int i = 0; i < parts.size(); i++) {
+      latest.add(recorded.latest().get(i).isPresent() ? recorded.latest().get(i) : prev.get(i));
+    }
+    return new Meta(recorded.present(), Collections.unmodifiableList(latest));
+  }
+
   @Override
   byte[] encode(Object metadata) {
     Meta m = (Meta) metadata;

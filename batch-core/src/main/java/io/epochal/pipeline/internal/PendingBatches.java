@@ -15,16 +15,35 @@ final class PendingBatches implements BatchSource.Pending {
 
   private final String pipeline;
   private final CheckpointStore checkpoints;
+  private final boolean durable;
+  private final boolean replaysRecovered;
   private SortedMap<Long, byte[]> recovered;
 
-  PendingBatches(String pipeline, CheckpointStore checkpoints, SortedMap<Long, byte[]> recovered) {
+  /**
+   * @param durable whether {@link #record} writes to the checkpoint store ({@code EXACTLY_ONCE}); otherwise it keeps
+   *     nothing: a replay in this run reuses the batch's metadata from memory, one after a restart is cut anew
+   * @param replaysRecovered whether {@link #recovered} hands out what an earlier run recorded (not under
+   *     {@code AT_MOST_ONCE}, which drops those batches instead: see {@link #pendingAt})
+   */
+  PendingBatches(String pipeline, CheckpointStore checkpoints, SortedMap<Long, byte[]> recovered, boolean durable,
+      boolean replaysRecovered) {
     this.pipeline = pipeline;
     this.checkpoints = checkpoints;
     this.recovered = recovered;
+    this.durable = durable;
+    this.replaysRecovered = replaysRecovered;
+  }
+
+  /** The metadata an earlier run recorded for {@code txid} and did not commit, or null; does not consume it. */
+  byte[] pendingAt(long txid) {
+    return recovered.get(txid);
   }
 
   @Override
   public byte[] recovered(long txid) {
+    if (!replaysRecovered) {
+      return null;
+    }
     byte[] metadata = recovered.get(txid);
     if (metadata != null) {
       LOG.info("pipeline '{}' replays recovered batch txid {} with its recorded metadata", pipeline, txid);
@@ -34,7 +53,9 @@ final class PendingBatches implements BatchSource.Pending {
 
   @Override
   public void record(long txid, byte[] metadata) {
-    checkpoints.recordPending(pipeline, txid, metadata);
+    if (durable) {
+      checkpoints.recordPending(pipeline, txid, metadata);
+    }
   }
 
   /** Forgets the recovered metadata up to the committed {@code txid}. */

@@ -80,7 +80,7 @@ final class WorkerPool implements AutoCloseable {
       }
     }
     if (first != null) {
-      Coordinator.throwUnchecked(first);
+      Failures.throwUnchecked(first);
     }
   }
 

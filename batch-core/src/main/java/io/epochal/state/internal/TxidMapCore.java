@@ -103,6 +103,14 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
+   * @return whether the open epoch skips cells already written for its txid ({@link Epoch#skipsAppliedCells})
+   * @throws IllegalStateException if no epoch is open
+   */
+  public boolean skipsApplied(String call) {
+    return open.require(call).skipsAppliedCells();
+  }
+
+  /**
    * The stored cells of the keys not cached in this attempt, in at most one {@code multiGet} of the backing map.
    *
    * @throws NullPointerException if {@code keys} is null (message {@code keys})
