@@ -193,13 +193,21 @@ final class AdJoin {
    * @throws KafkaInput.Unavailable if the transactions stay open or the topic cannot be read
    */
   static Map<String, List<String>> readTopic(String bootstrap, String topic) {
+    return readTopic(bootstrap, topic, true);
+  }
+
+  /**
+   * Like {@link #readTopic(String, String)}; without {@code settle}, reads what a read_committed consumer sees now
+   * (up to the last stable offsets: an open transaction hides what follows it).
+   */
+  static Map<String, List<String>> readTopic(String bootstrap, String topic, boolean settle) {
     try (KafkaConsumer<String, String> committed = KafkaInput.consumer(bootstrap);
         KafkaConsumer<String, String> uncommitted = consumer(bootstrap, "read_uncommitted")) {
       List<TopicPartition> tps = committed.partitionsFor(topic, KafkaInput.TIMEOUT).stream()
           .map(i -> new TopicPartition(topic, i.partition())).toList();
       long deadline = System.nanoTime() + SETTLE.toNanos();
       Map<TopicPartition, Long> end = committed.endOffsets(tps, KafkaInput.TIMEOUT);
-      while (!end.equals(uncommitted.endOffsets(tps, KafkaInput.TIMEOUT))) {
+      while (settle && !end.equals(uncommitted.endOffsets(tps, KafkaInput.TIMEOUT))) {
         if (System.nanoTime() > deadline) {
           throw new KafkaInput.Unavailable("transactions on " + topic + " still open after " + SETTLE.toSeconds()
               + " s (last stable offsets " + end + ")", null);
@@ -249,12 +257,13 @@ final class AdJoin {
 
   /**
    * {@code produce ad-join --bootstrap HOST:PORT --shows-topic T --clicks-topic T --factors-topic T [--shows N]
-   * [--seed S] [--topic-partitions P]}: writes {@link AdJoinInput#generate} to the topics (missing ones created with P
-   * partitions, default 4), each record to its generated partition, in arrival order.
+   * [--seed S] [--topic-partitions P] [--out-topic T]}: writes {@link AdJoinInput#generate} to the topics (missing
+   * ones created with P partitions, default 4), each record to its generated partition, in arrival order; a missing
+   * {@code --out-topic} is created empty, for {@code ad-join}.
    */
   static int produce(String[] args, PrintStream out) {
-    List<String> known = List.of("bootstrap", "shows-topic", "clicks-topic", "factors-topic", "shows", "seed",
-        "topic-partitions");
+    List<String> known = List.of("bootstrap", "shows-topic", "clicks-topic", "factors-topic", "out-topic", "shows",
+        "seed", "topic-partitions");
     Map<String, String> opts = CommandLine.options(args, 0, known, "produce ad-join");
     String bootstrap = opts.get("bootstrap");
     if (bootstrap == null) {
@@ -276,7 +285,15 @@ final class AdJoin {
     int shows = CommandLine.intValue(opts, "shows", 20_000, 0);
     long seed = CommandLine.longValue(opts, "seed", 42, Long.MIN_VALUE);
     int partitions = CommandLine.intValue(opts, "topic-partitions", 4, 1);
-    Produce.createMissing(bootstrap, topics, partitions, out);
+    List<String> create = new ArrayList<>(topics);
+    if (opts.containsKey("out-topic")) {
+      String t = CommandLine.topic("out-topic", opts.get("out-topic"));
+      if (topics.contains(t)) {
+        throw new Main.UsageException("--out-topic: '" + t + "' is also an input topic");
+      }
+      create.add(t); // created empty, for ad-join's output
+    }
+    Produce.createMissing(bootstrap, create, partitions, out);
     long started = System.nanoTime();
     long[] sent = new long[3];
     AtomicReference<Exception> failure = new AtomicReference<>();
