@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The ad-join CLI across SIGKILLs of the Epochal process: {@code produce ad-join} fills three topics of a real
  * in-process broker, then child JVMs run {@code ad-join} (RocksDB state, exactly-once Kafka sink) and are killed
- * ({@link Process#destroyForcibly()}) at random moments: while starting, and while running (after the pipeline was
- * built, so deaths land inside Kafka transactions, between checkpoint commits and their publications, inside timer
- * firings). After every kill a read_committed consumer must see no show twice and only lines that equal the batch
+ * ({@link Process#destroyForcibly()}) at random moments: while starting, right after the pipeline was built, and
+ * while it commits (after a progress line), so deaths land inside Kafka transactions, between checkpoint commits and
+ * their publications, inside timer firings). After every kill a read_committed consumer must see no show twice and only lines that equal the batch
  * recomputation; the committed txid never goes back. A last run finishes the input and verifies itself (exit code 0);
  * then the output topic must equal the batch recomputation of the generated input (every show exactly once), and the
  * counts (late and unmatched clicks) and the emptied state must match.
@@ -55,7 +55,7 @@ class AdJoinCrashIT {
   void theOutputTopicEqualsTheBatchRecomputationAfterRandomSigkills() throws Exception {
     int kills = Integer.getInteger("epochal.join.kills", 3);
     long seed = Long.getLong("epochal.seed", System.nanoTime() % 1_000_000);
-    int shows = Math.max(2000, 600 * kills); // the kills move the run on a few batches each: the input outlasts them
+    int shows = Math.max(3000, 1000 * kills); // the kills move the run on a few batches each: the input outlasts them
     Random random = new Random(seed);
     String bootstrap = broker.bootstrap();
     List<String> topics = AdJoinKafkaTest.produce(bootstrap, shows, seed, TOPIC_PARTITIONS);
@@ -72,14 +72,23 @@ class AdJoinCrashIT {
       String phase;
       long delay;
       try (ChildJvm child = ChildJvm.start(Main.class, args)) {
-        if (random.nextInt(10) < 2) {
+        int pick = random.nextInt(10);
+        if (pick < 2) {
           phase = "start";
           delay = random.nextInt(2500);
         } else {
           assertNotNull(child.awaitLine(l -> l.startsWith("pipeline built"), TIMEOUT),
               () -> "ad-join did not start (seed " + seed + "): " + child.stderr());
-          phase = "running";
-          delay = random.nextInt(1500);
+          if (pick < 4) {
+            phase = "built";
+            delay = random.nextInt(800);
+          } else {
+            // a progress line (once a second): the run is committing batches
+            assertNotNull(child.awaitLine(l -> l.contains(" records, txid "), TIMEOUT),
+                () -> "ad-join printed no progress (seed " + seed + "): " + child.stderr());
+            phase = "running";
+            delay = random.nextInt(1500);
+          }
         }
         Thread.sleep(delay);
         assertTrue(child.isAlive(), () -> "ad-join exited before it was killed: raise the shows (seed " + seed
