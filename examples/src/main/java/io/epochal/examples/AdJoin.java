@@ -257,13 +257,13 @@ final class AdJoin {
 
   /**
    * {@code produce ad-join --bootstrap HOST:PORT --shows-topic T --clicks-topic T --factors-topic T [--shows N]
-   * [--seed S] [--topic-partitions P] [--out-topic T]}: writes {@link AdJoinInput#generate} to the topics (missing
-   * ones created with P partitions, default 4), each record to its generated partition, in arrival order; a missing
+   * [--seed S] [--topic-partitions P] [--out-topic T] [--show-gap-ms G]}: writes {@link AdJoinInput#generate} to the topics (missing
+   * ones created with P partitions, default 4; shows G to 2G ms apart, default 500), each record to its generated partition, in arrival order; a missing
    * {@code --out-topic} is created empty, for {@code ad-join}.
    */
   static int produce(String[] args, PrintStream out) {
     List<String> known = List.of("bootstrap", "shows-topic", "clicks-topic", "factors-topic", "out-topic", "shows",
-        "seed", "topic-partitions");
+        "seed", "topic-partitions", "show-gap-ms");
     Map<String, String> opts = CommandLine.options(args, 0, known, "produce ad-join");
     String bootstrap = opts.get("bootstrap");
     if (bootstrap == null) {
@@ -285,6 +285,9 @@ final class AdJoin {
     int shows = CommandLine.intValue(opts, "shows", 20_000, 0);
     long seed = CommandLine.longValue(opts, "seed", 42, Long.MIN_VALUE);
     int partitions = CommandLine.intValue(opts, "topic-partitions", 4, 1);
+    long gap = CommandLine.longValue(opts, "show-gap-ms", AdJoinInput.Mix.DEFAULT.gapMillis(), 1);
+    AdJoinInput.Mix m = AdJoinInput.Mix.DEFAULT;
+    AdJoinInput.Mix mix = new AdJoinInput.Mix(gap, m.clicked(), m.late(), m.factors(), m.lateFactors(), m.orphan());
     List<String> create = new ArrayList<>(topics);
     if (opts.containsKey("out-topic")) {
       String t = CommandLine.topic("out-topic", opts.get("out-topic"));
@@ -302,7 +305,7 @@ final class AdJoin {
       for (int t = 0; t < 3; t++) {
         counts[t] = producer.partitionsFor(topics.get(t)).size();
       }
-      for (AdEvent e : AdJoinInput.generate(seed, shows, counts)) {
+      for (AdEvent e : AdJoinInput.generate(seed, shows, counts, mix)) {
         if (failure.get() != null) {
           break;
         }

@@ -51,9 +51,10 @@ import java.util.TreeMap;
  *
  * <p><b>State</b> (one Flow state cell per show id, table {@code <pipeline>/join/shows}): the show time, the joined
  * clicks so far, the best factors so far, and the clicks and factors that came before their show (a click that
- * arrives first waits for its show). Three event-time timer specs: {@code show-end} at {@code ts + H} emits the show
- * and keeps a tombstone (the show time only, to classify late clicks); {@code forget} at {@code ts + H + L} deletes
- * the cell; {@code orphan} at a waiting record's time gives it up if no show came. All timers are added by
+ * arrives first waits for its show). Two event-time timer specs: {@code show} holds two timers per show, at
+ * {@code ts + H} (emit the show and keep a tombstone, the show time only, to classify late clicks) and at
+ * {@code ts + H + L} (delete the cell), which one spec fires in trigger order; {@code orphan} at a waiting record's
+ * time gives it up if no show came. All timers are added by
  * {@code process}, none by {@code onTimer}, so the last input batch fires everything that is due.
  *
  * <p>Stateless helpers; the processor instances are per partition (not thread-safe, as Flow uses them).
@@ -173,16 +174,13 @@ final class AdJoinLogic {
   /** The join as a Flow keyed processor, keyed by show id (see the class comment). */
   static final class Processor implements KeyedProcessor<String, AdEvent, Out> {
     private StateClient<String, Entry> cells;
-    private TimerClient<String, Void> showEnd;
-    private TimerClient<String, Void> forget;
+    private TimerClient<String, Void> show;
     private TimerClient<String, Void> orphan;
 
     @Override
     public void init(ProcessorContext<String> ctx) {
       cells = ctx.state(StateSpec.internal("shows", KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
-      showEnd = ctx.timers(TimerSpec.of("show-end", TimeDomain.EVENT_TIME, Codecs.strings())
-          .maxFiredPerBatch(MAX_FIRED).build());
-      forget = ctx.timers(TimerSpec.of("forget", TimeDomain.EVENT_TIME, Codecs.strings())
+      show = ctx.timers(TimerSpec.of("show", TimeDomain.EVENT_TIME, Codecs.strings())
           .maxFiredPerBatch(MAX_FIRED).build());
       orphan = ctx.timers(TimerSpec.of("orphan", TimeDomain.EVENT_TIME, Codecs.strings())
           .maxFiredPerBatch(MAX_FIRED).build());
@@ -208,8 +206,8 @@ final class AdJoinLogic {
             }
             List<Waiting> arrivedFirst = e.waiting();
             e = new Entry(r.time(), false, 0, -1, -1, "", List.of());
-            showEnd.add(showId, r.time() + WINDOW);
-            forget.add(showId, r.time() + WINDOW + LATENESS);
+            show.add(showId, r.time() + WINDOW);             // emit
+            show.add(showId, r.time() + WINDOW + LATENESS);  // forget
             for (Waiting w : arrivedFirst) {
               orphan.delete(showId, w.time());
               e = w.factors() == null ? click(e, showId, w.time(), out) : factors(e, w.time(), w.factors(), out);
@@ -272,16 +270,19 @@ final class AdJoinLogic {
       StateAccessor<Entry> cell = cells.accessor(showId);
       Entry e = cell.getOrDefault(Entry.EMPTY);
       switch (timer.spec()) {
-        case "show-end" -> {
-          if (e.showTime() >= 0 && !e.emitted() && timer.trigger() == e.showTime() + WINDOW) {
-            cell.set(emit(showId, e, out));
+        case "show" -> {
+          if (e.showTime() < 0 || (timer.trigger() != e.showTime() + WINDOW
+              && timer.trigger() != e.showTime() + WINDOW + LATENESS)) {
+            throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cell holds "
+                + e + ": only the show's own timers are ever added");
           }
-        }
-        case "forget" -> {
-          if (e.showTime() >= 0 && timer.trigger() == e.showTime() + WINDOW + LATENESS) {
-            if (!e.emitted()) {
-              emit(showId, e, out); // timers of two specs due in one batch may fire in either order
-            }
+          if (timer.trigger() == e.showTime() + WINDOW) {
+            cell.set(emit(showId, e, out));
+          } else if (!e.emitted()) {
+            // one spec fires a key's timers in trigger order: the emit timer (ts + H) always fires first
+            throw new IllegalStateException("the forget timer of show '" + showId + "' fired before its emit timer"
+                + " (cell " + e + "): Flow fired one key's timers of one spec out of trigger order");
+          } else {
             cell.clear();
           }
         }

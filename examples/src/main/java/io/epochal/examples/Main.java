@@ -165,8 +165,9 @@ public final class Main {
                  the output topic exactly once, and verifies the topic (read_committed) and the counts against a
                  batch recomputation of the input below the committed offsets
                produce ad-join --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME --factors-topic NAME
-                       [--shows N] [--seed S] [--topic-partitions P] [--out-topic NAME]   (generated shows,
-                       clicks, factors and end ticks; a missing --out-topic is created empty)
+                       [--shows N] [--seed S] [--topic-partitions P] [--out-topic NAME] [--show-gap-ms G]
+                       (generated shows G to 2G ms apart, default 500, clicks, factors and end ticks; a missing
+                       --out-topic is created empty)
                state dump --state-dir DIR [--table PIPELINE/STATE]   (print keys, values and txids, read-only)
         exit codes: 0 counts verified (state dump: every row printed; produce: every record written)
                     1 counts differ from a plain recount (state dump: some rows cannot be read, see ERROR lines)

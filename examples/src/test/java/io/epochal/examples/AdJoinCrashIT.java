@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AdJoinCrashIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
   private static final int TOPIC_PARTITIONS = 3;
+  private static final long GAP = 20_000;
   private static TestBroker broker;
 
   @TempDir
@@ -55,12 +56,14 @@ class AdJoinCrashIT {
   void theOutputTopicEqualsTheBatchRecomputationAfterRandomSigkills() throws Exception {
     int kills = Integer.getInteger("epochal.join.kills", 3);
     long seed = Long.getLong("epochal.seed", System.nanoTime() % 1_000_000);
-    int shows = Math.max(3000, 1000 * kills); // the kills move the run on a few batches each: the input outlasts them
+    int shows = Math.max(3000, 600 * kills); // the kills move the run on a few batches each: the input outlasts them
+    // 20 s between shows (30 s on average): an hour is ~120 shows, ~300 records, so from the third batch on every
+    // batch emits shows and publishes them, and the kills land in the output's Kafka transactions
     Random random = new Random(seed);
     String bootstrap = broker.bootstrap();
-    List<String> topics = AdJoinKafkaTest.produce(bootstrap, shows, seed, TOPIC_PARTITIONS);
+    List<String> topics = AdJoinKafkaTest.produce(bootstrap, shows, seed, TOPIC_PARTITIONS, GAP);
     AdJoinLogic.Expected expected = AdJoinLogic.recompute(AdJoinInput.generate(seed, shows,
-        new int[] {TOPIC_PARTITIONS, TOPIC_PARTITIONS, TOPIC_PARTITIONS}));
+        new int[] {TOPIC_PARTITIONS, TOPIC_PARTITIONS, TOPIC_PARTITIONS}, AdJoinKafkaTest.mix(GAP)));
     List<String> args = AdJoinKafkaTest.joinArgs(bootstrap, topics, "--state-dir", dir.toString(), "--batch-size",
         "15", "--partitions", "3", "--threads", "2", "--in-flight", "2");
     long started = System.nanoTime();

@@ -30,6 +30,14 @@ class AdJoinKafkaTest {
   @RegisterExtension
   static final TestBroker.Use BROKER = new TestBroker.Use();
   private static final int SHOWS = 1500;
+  /** 10 s between shows (15 s on average): shows are emitted from the 4th batch on, while later ones arrive. */
+  private static final long GAP = 10_000;
+
+  /** {@link AdJoinInput.Mix#DEFAULT} with another gap between shows, as {@code produce --show-gap-ms} makes it. */
+  static AdJoinInput.Mix mix(long gapMillis) {
+    AdJoinInput.Mix m = AdJoinInput.Mix.DEFAULT;
+    return new AdJoinInput.Mix(gapMillis, m.clicked(), m.late(), m.factors(), m.lateFactors(), m.orphan());
+  }
 
   @TempDir
   Path tmp;
@@ -46,12 +54,13 @@ class AdJoinKafkaTest {
   }
 
   /** Topics shows, clicks, factors, out (new names), filled by {@code produce ad-join}. */
-  static List<String> produce(String bootstrap, int shows, long seed, int partitions) {
+  static List<String> produce(String bootstrap, int shows, long seed, int partitions, long gapMillis) {
     String n = TestBroker.newTopic("adj");
     List<String> topics = List.of(n + "-shows", n + "-clicks", n + "-factors", n + "-out");
     Result r = cli("produce", "ad-join", "--bootstrap", bootstrap, "--shows-topic", topics.get(0), "--clicks-topic",
         topics.get(1), "--factors-topic", topics.get(2), "--out-topic", topics.get(3), "--shows",
-        Integer.toString(shows), "--seed", Long.toString(seed), "--topic-partitions", Integer.toString(partitions));
+        Integer.toString(shows), "--seed", Long.toString(seed), "--topic-partitions", Integer.toString(partitions),
+        "--show-gap-ms", Long.toString(gapMillis));
     assertEquals(0, r.code(), r.err());
     return topics;
   }
@@ -77,7 +86,7 @@ class AdJoinKafkaTest {
   @CsvSource({"rocksdb, transactional, 2", "memory, opaque, 3"})
   void theOutputTopicEqualsTheBatchRecomputationOfTheGeneratedInput(String store, String kind, int partitions) {
     String bootstrap = BROKER.get().bootstrap();
-    List<String> topics = produce(bootstrap, SHOWS, 7, 3);
+    List<String> topics = produce(bootstrap, SHOWS, 7, 3, GAP);
     List<String> args = joinArgs(bootstrap, topics, "--store", store, "--kafka-kind", kind, "--batch-size", "100",
         "--partitions", Integer.toString(partitions));
     if (store.equals("rocksdb")) {
@@ -88,7 +97,7 @@ class AdJoinKafkaTest {
     assertTrue(r.out().contains("output verified"), r.out());
     assertTrue(r.out().contains("state cells left: 0"), r.out());
     // the batch recomputation of the generated input itself, not of what was read back
-    AdJoinLogic.Expected expected = AdJoinLogic.recompute(AdJoinInput.generate(7, SHOWS, new int[] {3, 3, 3}));
+    AdJoinLogic.Expected expected = AdJoinLogic.recompute(AdJoinInput.generate(7, SHOWS, new int[] {3, 3, 3}, mix(GAP)));
     assertEquals(SHOWS, expected.outputs().size());
     assertTrue(expected.counts().get(AdJoinLogic.LATE_CLICKS) > 0, expected.counts().toString());
     assertTrue(expected.counts().get(AdJoinLogic.UNMATCHED_CLICKS) > 0, expected.counts().toString());
@@ -106,7 +115,7 @@ class AdJoinKafkaTest {
   @Test
   void aDuplicatedOrChangedOutputIsAMismatch() throws Exception {
     String bootstrap = BROKER.get().bootstrap();
-    List<String> topics = produce(bootstrap, 200, 11, 2);
+    List<String> topics = produce(bootstrap, 200, 11, 2, AdJoinInput.Mix.DEFAULT.gapMillis());
     List<String> args = joinArgs(bootstrap, topics, "--store", "rocksdb", "--state-dir",
         tmp.resolve("s").toString());
     assertEquals(0, cli(args.toArray(String[]::new)).code());
