@@ -37,6 +37,8 @@ import java.util.function.UnaryOperator;
  *                 [--proxy HOST:PORT --root //home/...]   (--store yt)
  *                 [--jdbc-url jdbc:postgresql://HOST:PORT/DB --db-user USER]   (--store postgres; password from
  *                 the PGPASSWORD environment variable)
+ * ad-join --bootstrap HOST:PORT --shows-topic T --clicks-topic T --factors-topic T --out-topic T   (see AdJoin)
+ * produce word-count|banner-counters|ad-join --bootstrap HOST:PORT ...
  * state dump --state-dir DIR [--table PIPELINE/STATE]
  * </pre>
  *
