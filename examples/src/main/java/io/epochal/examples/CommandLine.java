@@ -26,8 +26,17 @@ final class CommandLine {
 
   /** The topic options of {@code command}, in the order {@link KafkaInput.Settings#topics()} keeps them. */
   static List<String> topicOptions(String command) {
-    return command.equals("word-count") ? List.of("topic") : List.of("shows-topic", "clicks-topic");
+    return switch (command) {
+      case "word-count" -> List.of("topic");
+      case "ad-join" -> List.of("shows-topic", "clicks-topic", "factors-topic");
+      default -> List.of("shows-topic", "clicks-topic");
+    };
   }
+
+  /** The options of {@code ad-join} (Kafka input only; no generated input, no injected failures). */
+  static final List<String> AD_JOIN_OPTIONS = List.of("bootstrap", "shows-topic", "clicks-topic", "factors-topic",
+      "out-topic", "kafka-kind", "batch-size", "partitions", "threads", "in-flight", "store", "state-dir", "fresh",
+      "proxy", "root", "jdbc-url", "db-user");
 
   /**
    * Parses and checks a run's command line completely, before anything is created.
@@ -36,17 +45,20 @@ final class CommandLine {
    */
   static Main.Options parse(String[] args) {
     if (args.length == 0) {
-      throw new Main.UsageException("missing command: word-count, banner-counters, produce or state dump");
+      throw new Main.UsageException("missing command: word-count, banner-counters, ad-join, produce or state dump");
     }
     String command = args[0];
-    if (!command.equals("word-count") && !command.equals("banner-counters")) {
+    if (!List.of("word-count", "banner-counters", "ad-join").contains(command)) {
       throw new Main.UsageException("unknown command '" + command
-          + "' (word-count, banner-counters, produce, state dump)");
+          + "' (word-count, banner-counters, ad-join, produce, state dump)");
     }
     String countOption = command.equals("word-count") ? "sentences" : "events";
     List<String> known = new ArrayList<>(RUN_OPTIONS);
     known.add(0, countOption);
     known.addAll(topicOptions(command));
+    if (command.equals("ad-join")) {
+      known = AD_JOIN_OPTIONS;
+    }
     Map<String, String> opts = options(args, 1, known, command);
     Optional<KafkaInput.Settings> kafka = kafka(opts, command, countOption);
     String store = choice(opts, "store", "rocksdb", STORES);
@@ -110,6 +122,10 @@ final class CommandLine {
         throw new Main.UsageException("--root: '" + root + "' is not a Cypress path (//home/...)");
       }
     }
+    if (store.equals("memory-maps") && command.equals("ad-join")) {
+      throw new Main.UsageException("--store memory-maps cannot hold ad-join's Flow state and timers (they need the "
+          + "epoch protocol of a table store): use --store rocksdb, memory, postgres or yt");
+    }
     if (store.equals("memory-maps") && spout.equals("opaque")) {
       String option = kafka.isPresent() ? "--kafka-kind" : "--spout";
       throw new Main.UsageException(option + " opaque cannot be exactly-once with --store memory-maps (Trident's "
@@ -127,6 +143,10 @@ final class CommandLine {
   private static Optional<KafkaInput.Settings> kafka(Map<String, String> opts, String command, String countOption) {
     List<String> topicOptions = topicOptions(command);
     String bootstrap = opts.get("bootstrap");
+    if (bootstrap == null && command.equals("ad-join")) {
+      throw new Main.UsageException("ad-join needs --bootstrap HOST:PORT: it reads its input from Kafka topics "
+          + "(produce ad-join writes a generated one)");
+    }
     if (bootstrap == null) {
       for (String o : concat(topicOptions, List.of("kafka-kind", "until"))) {
         if (opts.containsKey(o)) {
@@ -155,8 +175,24 @@ final class CommandLine {
       throw new Main.UsageException("--clicks-topic: '" + topics.get(1) + "' is also the --shows-topic; shows and "
           + "clicks need topics of their own");
     }
+    Optional<String> outTopic = Optional.empty();
+    if (command.equals("ad-join")) {
+      if (!opts.containsKey("out-topic")) {
+        throw new Main.UsageException("ad-join needs --out-topic NAME (the joined shows are written there)");
+      }
+      outTopic = Optional.of(topic("out-topic", opts.get("out-topic")));
+      List<String> all = concat(topics, List.of(outTopic.get()));
+      List<String> names = concat(topicOptions, List.of("out-topic"));
+      for (int i = 1; i < all.size(); i++) {
+        int first = all.indexOf(all.get(i));
+        if (first < i) {
+          throw new Main.UsageException("--" + names.get(i) + ": '" + all.get(i) + "' is also the --"
+              + names.get(first) + "; every topic of ad-join must be its own");
+        }
+      }
+    }
     String until = choice(opts, "until", "end", List.of("end", "idle", "stop"));
-    return Optional.of(new KafkaInput.Settings(bootstrap, topics, topicOptions, until));
+    return Optional.of(new KafkaInput.Settings(bootstrap, topics, topicOptions, until, outTopic));
   }
 
   /** @throws Main.UsageException unless {@code value} is {@code HOST:PORT[,HOST:PORT...]} */

@@ -52,8 +52,10 @@ final class KafkaInput implements AutoCloseable {
    * @param topicOptions the options that named them ({@code topic}; {@code shows-topic}, {@code clicks-topic})
    * @param until {@code end}: stop once every partition reached its end offset read at the start; {@code idle}:
    *     at the first batch that finds nothing new; {@code stop}: keep reading new records until SIGTERM or Ctrl-C
+   * @param outTopic the output topic ({@code ad-join}'s {@code --out-topic}), empty for the counting examples
    */
-  record Settings(String bootstrap, List<String> topics, List<String> topicOptions, String until) {
+  record Settings(String bootstrap, List<String> topics, List<String> topicOptions, String until,
+      Optional<String> outTopic) {
   }
 
   /** The broker did not answer: the run stops before it began (exit code 3). */

@@ -37,6 +37,8 @@ import java.util.function.UnaryOperator;
  *                 [--proxy HOST:PORT --root //home/...]   (--store yt)
  *                 [--jdbc-url jdbc:postgresql://HOST:PORT/DB --db-user USER]   (--store postgres; password from
  *                 the PGPASSWORD environment variable)
+ * ad-join --bootstrap HOST:PORT --shows-topic T --clicks-topic T --factors-topic T --out-topic T   (see AdJoin)
+ * produce word-count|banner-counters|ad-join --bootstrap HOST:PORT ...
  * state dump --state-dir DIR [--table PIPELINE/STATE]
  * </pre>
  *
@@ -111,6 +113,12 @@ public final class Main {
         }
         return StateDump.run(Arrays.copyOfRange(args, 2, args.length), out, err);
       }
+      if (args.length >= 2 && args[0].equals("produce") && args[1].equals("ad-join")) {
+        return AdJoin.produce(Arrays.copyOfRange(args, 2, args.length), out);
+      }
+      if (args.length >= 1 && args[0].equals("ad-join")) {
+        return AdJoin.run(CommandLine.parse(args), out);
+      }
       if (args.length >= 1 && args[0].equals("produce")) {
         return Produce.run(Arrays.copyOfRange(args, 1, args.length), out);
       }
@@ -159,6 +167,16 @@ public final class Main {
                                        [--seed S]
                  [--topic-partitions P]   writes the generated input to the topics (creating missing ones with P
                                           partitions, default 4)
+               ad-join --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME --factors-topic NAME
+                       --out-topic NAME [--kafka-kind K] [--batch-size B] [the common options, but --store
+                       memory-maps, --seed, --failure-rate, --metrics-port]
+                 joins clicks and factors to their shows in event time (one hour), writes each show's result to
+                 the output topic exactly once, and verifies the topic (read_committed) and the counts against a
+                 batch recomputation of the input below the committed offsets
+               produce ad-join --bootstrap HOST:PORT --shows-topic NAME --clicks-topic NAME --factors-topic NAME
+                       [--shows N] [--seed S] [--topic-partitions P] [--out-topic NAME] [--show-gap-ms G]
+                       (generated shows G to 2G ms apart, default 500, clicks, factors and end ticks; a missing
+                       --out-topic is created empty)
                state dump --state-dir DIR [--table PIPELINE/STATE]   (print keys, values and txids, read-only)
         exit codes: 0 counts verified (state dump: every row printed; produce: every record written)
                     1 counts differ from a plain recount (state dump: some rows cannot be read, see ERROR lines)
@@ -318,7 +336,7 @@ public final class Main {
   }
 
   /** Runs until every partition's committed offset reached its end offset at the start (or nothing is left). */
-  private static RunSummary runToStartEnds(Pipeline pipeline, KafkaInput kafka, ExampleStore store, Options o) {
+  static RunSummary runToStartEnds(Pipeline pipeline, KafkaInput kafka, ExampleStore store, Options o) {
     long first = 0;
     long batches = 0;
     long failed = 0;
@@ -337,7 +355,7 @@ public final class Main {
   }
 
   /** Opens the store of {@code --store}; {@code meter} wraps its table store (the identity without metrics). */
-  private static ExampleStore openStore(Options o, UnaryOperator<TableStore> meter) {
+  static ExampleStore openStore(Options o, UnaryOperator<TableStore> meter) {
     switch (o.store()) {
       case "memory":
         return new TableExampleStore(meter.apply(TableStores.inMemory()), "in-memory tables", o.command());

@@ -104,7 +104,7 @@ final class Produce {
     return Main.OK;
   }
 
-  private static void createMissing(String bootstrap, List<String> topics, int partitions, java.io.PrintStream out) {
+  static void createMissing(String bootstrap, List<String> topics, int partitions, java.io.PrintStream out) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(KafkaInput.TIMEOUT.toMillis()));

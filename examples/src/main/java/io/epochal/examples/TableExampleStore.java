@@ -99,6 +99,11 @@ final class TableExampleStore implements ExampleStore {
     return checkpoints.load(pipeline);
   }
 
+  /** The table checkpoint store itself, without the run's faults (Flow states and timers bind to it). */
+  TableCheckpointStore tableCheckpoints() {
+    return checkpoints;
+  }
+
   long committedTxid() {
     return checkpoints.load(pipeline).committedTxid();
   }

@@ -1,0 +1,381 @@
+package io.epochal.examples;
+
+import io.epochal.codec.Codec;
+import io.epochal.codec.CodecException;
+import io.epochal.codec.Codecs;
+import io.epochal.flow.Emitter;
+import io.epochal.flow.KeyedProcessor;
+import io.epochal.flow.ProcessorContext;
+import io.epochal.flow.StateAccessor;
+import io.epochal.flow.StateClient;
+import io.epochal.flow.StateSpec;
+import io.epochal.flow.TimeDomain;
+import io.epochal.flow.Timer;
+import io.epochal.flow.TimerClient;
+import io.epochal.flow.TimerSpec;
+import io.epochal.flow.WatermarkStrategy;
+import io.epochal.store.table.KeyCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The click/show join of the {@code ad-join} example (the YTsaurus Flow article's use case), as a Flow keyed processor
+ * over event time, and the batch recomputation that verifies it.
+ *
+ * <p><b>What it computes</b>, per show id, with {@code H} = {@link #WINDOW} (one hour) and {@code L} =
+ * {@link #LATENESS} (one more hour):
+ * <ul>
+ *   <li>a show at {@code ts} is emitted once the watermark reaches {@code ts + H}: (show id, show time, clicked?,
+ *       the first joined click's time, the number of joined clicks, the factors) — a click joins if its time is in
+ *       {@code [ts, ts + H]}; the factors are those of the factors record with the latest time in
+ *       {@code [ts, ts + H]} (ties: the greatest value), as the article reads the factors stream with a one-hour
+ *       delay;</li>
+ *   <li>a click in {@code (ts + H, ts + H + L]} is counted as {@code late-clicks}; a click before its show, after
+ *       {@code ts + H + L}, or on a show id that never shows (counted once the watermark reaches the click's time) as
+ *       {@code unmatched-clicks}; each emitted show as {@code shows-emitted}.</li>
+ * </ul>
+ * These are functions of event times only, so the result does not depend on how the input is cut into batches or
+ * interleaved between topics, as long as every source partition is ordered within the watermark's bound
+ * ({@link #BOUND}): a record never comes later than {@code BOUND} of event time after a record of its partition.
+ * Then, when a timer at {@code T} fires, every record with a time {@code <= T} has been processed (it is not late,
+ * and timers fire after a batch's records). Two counters expose a violation instead of hiding it:
+ * {@code missed-clicks} and {@code missed-factors} (a record of the hour that came after its show was emitted) and
+ * {@code duplicate-shows} (a second show of one id while the first is kept); the recomputation never expects them.
+ *
+ * <p><b>State</b> (one Flow state cell per show id, table {@code <pipeline>/join/shows}): the show time, the joined
+ * clicks so far, the best factors so far, and the clicks and factors that came before their show (a click that
+ * arrives first waits for its show). Two event-time timer specs: {@code show} holds two timers per show, at
+ * {@code ts + H} (emit the show and keep a tombstone, the show time only, to classify late clicks) and at
+ * {@code ts + H + L} (delete the cell), which one spec fires in trigger order; {@code orphan} at a waiting record's
+ * time gives it up if no show came. All timers are added by
+ * {@code process}, none by {@code onTimer}, so the last input batch fires everything that is due.
+ *
+ * <p>Stateless helpers; the processor instances are per partition (not thread-safe, as Flow uses them).
+ */
+final class AdJoinLogic {
+  static final long WINDOW = Duration.ofHours(1).toMillis();
+  static final long LATENESS = Duration.ofHours(1).toMillis();
+  /** The watermark's out-of-orderness bound; the generator keeps its disorder below it. */
+  static final long BOUND = Duration.ofMinutes(2).toMillis();
+  /** The computation's name. */
+  static final String COMPUTATION = "join";
+  static final String SHOWS_EMITTED = "shows-emitted";
+  static final String LATE_CLICKS = "late-clicks";
+  static final String UNMATCHED_CLICKS = "unmatched-clicks";
+  static final String MISSED_CLICKS = "missed-clicks";
+  static final String MISSED_FACTORS = "missed-factors";
+  static final String DUPLICATE_SHOWS = "duplicate-shows";
+  /** The most timers one partition fires per batch: high, so the last batch fires every due timer. */
+  static final int MAX_FIRED = 1_000_000;
+
+  private AdJoinLogic() {
+  }
+
+  /**
+   * What the processor emits: a show's result ({@code kind} {@link #SHOWS_EMITTED}, {@code line} its output value)
+   * or one count of {@code kind} ({@code line} empty).
+   */
+  record Out(String kind, String showId, String line) {
+    boolean isResult() {
+      return kind.equals(SHOWS_EMITTED);
+    }
+  }
+
+  /** The watermark strategy: event time of the record, {@link #BOUND}, one source partition per topic partition. */
+  static WatermarkStrategy<AdEvent> watermarks() {
+    return WatermarkStrategy.<AdEvent>boundedOutOfOrderness(Duration.ofMillis(BOUND), AdEvent::time)
+        .sourcePartition(AdEvent::source).build();
+  }
+
+  /** The output value of a show: {@code show=<ts> clicked=<bool> click=<t|-> clicks=<n> factors=<tf|-> <factors>}. */
+  static String line(long showTime, int clicks, long firstClick, long factorsTime, String factors) {
+    return "show=" + showTime + " clicked=" + (clicks > 0) + " click=" + (clicks > 0 ? Long.toString(firstClick) : "-")
+        + " clicks=" + clicks + " factors=" + (factorsTime >= 0 ? factorsTime + " " + factors : "-");
+  }
+
+  /** A record waiting for its show: a click ({@code factors} null) or a factors record. */
+  record Waiting(long time, String factors) {
+  }
+
+  /**
+   * One show id's cell. {@code showTime} -1: no show yet; {@code emitted}: a tombstone after the show's result.
+   * Immutable; {@link #EMPTY} is stored as no row.
+   */
+  record Entry(long showTime, boolean emitted, int clicks, long firstClick, long factorsTime, String factors,
+      List<Waiting> waiting) {
+    static final Entry EMPTY = new Entry(-1, false, 0, -1, -1, "", List.of());
+
+    Entry {
+      Objects.requireNonNull(factors, "factors");
+      waiting = List.copyOf(waiting);
+    }
+  }
+
+  /** Encodes an {@link Entry} as UTF-8 text (factors in Base64). */
+  static final class EntryCodec implements Codec<Entry> {
+    private static final Codec<String> STRINGS = Codecs.strings();
+
+    @Override
+    public byte[] encode(Entry e) {
+      StringBuilder sb = new StringBuilder("v1|").append(e.showTime()).append('|').append(e.emitted() ? 1 : 0)
+          .append('|').append(e.clicks()).append('|').append(e.firstClick()).append('|').append(e.factorsTime())
+          .append('|').append(b64(e.factors())).append('|');
+      for (int i = 0; i < e.waiting().size(); i++) {
+        Waiting w = e.waiting().get(i);
+        sb.append(i == 0 ? "" : ",").append(w.time()).append(w.factors() == null ? "" : ":" + b64(w.factors()));
+      }
+      return STRINGS.encode(sb.toString());
+    }
+
+    @Override
+    public Entry decode(byte[] bytes) {
+      String s = STRINGS.decode(bytes);
+      String[] f = s.split("\\|", -1);
+      if (f.length != 8 || !f[0].equals("v1")) {
+        throw new CodecException(id() + " cannot decode '" + s + "'");
+      }
+      try {
+        List<Waiting> waiting = new ArrayList<>();
+        if (!f[7].isEmpty()) {
+          for (String w : f[7].split(",")) {
+            int colon = w.indexOf(':');
+            waiting.add(colon < 0 ? new Waiting(Long.parseLong(w), null)
+                : new Waiting(Long.parseLong(w.substring(0, colon)), unb64(w.substring(colon + 1))));
+          }
+        }
+        return new Entry(Long.parseLong(f[1]), f[2].equals("1"), Integer.parseInt(f[3]), Long.parseLong(f[4]),
+            Long.parseLong(f[5]), unb64(f[6]), waiting);
+      } catch (IllegalArgumentException e) {
+        throw new CodecException(id() + " cannot decode '" + s + "': " + e.getMessage());
+      }
+    }
+
+    @Override
+    public String id() {
+      return "epochal-examples-ad-join-entry:v1";
+    }
+
+    private static String b64(String s) {
+      return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String unb64(String s) {
+      return new String(Base64.getDecoder().decode(s), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The join as a Flow keyed processor, keyed by show id (see the class comment). */
+  static final class Processor implements KeyedProcessor<String, AdEvent, Out> {
+    private StateClient<String, Entry> cells;
+    private TimerClient<String, Void> show;
+    private TimerClient<String, Void> orphan;
+
+    @Override
+    public void init(ProcessorContext<String> ctx) {
+      cells = ctx.state(StateSpec.internal("shows", KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
+      show = ctx.timers(TimerSpec.of("show", TimeDomain.EVENT_TIME, Codecs.strings())
+          .maxFiredPerBatch(MAX_FIRED).build());
+      orphan = ctx.timers(TimerSpec.of("orphan", TimeDomain.EVENT_TIME, Codecs.strings())
+          .maxFiredPerBatch(MAX_FIRED).build());
+    }
+
+    @Override
+    public void process(String showId, List<AdEvent> records, Emitter<Out> out) {
+      StateAccessor<Entry> cell = null;
+      Entry e = null;
+      for (AdEvent r : records) {
+        if (r.kind() == AdEvent.Kind.TICK) {
+          continue; // only moves the watermark
+        }
+        if (cell == null) {
+          cell = cells.accessor(showId);
+          e = cell.getOrDefault(Entry.EMPTY);
+        }
+        switch (r.kind()) {
+          case SHOW -> {
+            if (e.showTime() >= 0) {
+              out.emit(new Out(DUPLICATE_SHOWS, showId, ""));
+              continue;
+            }
+            List<Waiting> arrivedFirst = e.waiting();
+            e = new Entry(r.time(), false, 0, -1, -1, "", List.of());
+            show.add(showId, r.time() + WINDOW);             // emit
+            show.add(showId, r.time() + WINDOW + LATENESS);  // forget
+            for (Waiting w : arrivedFirst) {
+              orphan.delete(showId, w.time());
+              e = w.factors() == null ? click(e, showId, w.time(), out) : factors(e, w.time(), w.factors(), out);
+            }
+          }
+          case CLICK -> e = e.showTime() < 0 ? waiting(e, showId, new Waiting(r.time(), null))
+              : click(e, showId, r.time(), out);
+          case FACTORS -> e = e.showTime() < 0 ? waiting(e, showId, new Waiting(r.time(), r.factors()))
+              : factors(e, r.time(), r.factors(), out);
+          default -> throw new IllegalStateException("unexpected " + r);
+        }
+      }
+      if (cell != null) {
+        cell.set(e);
+      }
+    }
+
+    private Entry waiting(Entry e, String showId, Waiting w) {
+      List<Waiting> ws = new ArrayList<>(e.waiting());
+      ws.add(w);
+      orphan.add(showId, w.time());
+      return new Entry(e.showTime(), e.emitted(), e.clicks(), e.firstClick(), e.factorsTime(), e.factors(), ws);
+    }
+
+    private static Entry click(Entry e, String showId, long t, Emitter<Out> out) {
+      long ts = e.showTime();
+      if (t < ts || t > ts + WINDOW + LATENESS) {
+        out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
+        return e;
+      }
+      if (t > ts + WINDOW) {
+        out.emit(new Out(LATE_CLICKS, showId, ""));
+        return e;
+      }
+      if (e.emitted()) {
+        out.emit(new Out(MISSED_CLICKS, showId, ""));
+        return e;
+      }
+      return new Entry(ts, false, e.clicks() + 1, e.clicks() == 0 ? t : Math.min(t, e.firstClick()), e.factorsTime(),
+          e.factors(), e.waiting());
+    }
+
+    private static Entry factors(Entry e, long t, String factors, Emitter<Out> out) {
+      long ts = e.showTime();
+      if (t < ts || t > ts + WINDOW) {
+        return e; // not the factors of this show's hour
+      }
+      if (e.emitted()) {
+        out.emit(new Out(MISSED_FACTORS, "", ""));
+        return e;
+      }
+      if (t > e.factorsTime() || (t == e.factorsTime() && factors.compareTo(e.factors()) > 0)) {
+        return new Entry(ts, false, e.clicks(), e.firstClick(), t, factors, e.waiting());
+      }
+      return e;
+    }
+
+    @Override
+    public void onTimer(String showId, Timer timer, Emitter<Out> out) {
+      StateAccessor<Entry> cell = cells.accessor(showId);
+      Entry e = cell.getOrDefault(Entry.EMPTY);
+      switch (timer.spec()) {
+        case "show" -> {
+          if (e.showTime() < 0 || (timer.trigger() != e.showTime() + WINDOW
+              && timer.trigger() != e.showTime() + WINDOW + LATENESS)) {
+            throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cell holds "
+                + e + ": only the show's own timers are ever added");
+          }
+          if (timer.trigger() == e.showTime() + WINDOW) {
+            cell.set(emit(showId, e, out));
+          } else if (!e.emitted()) {
+            // one spec fires a key's timers in trigger order: the emit timer (ts + H) always fires first
+            throw new IllegalStateException("the forget timer of show '" + showId + "' fired before its emit timer"
+                + " (cell " + e + "): Flow fired one key's timers of one spec out of trigger order");
+          } else {
+            cell.clear();
+          }
+        }
+        case "orphan" -> {
+          if (e.showTime() < 0) {
+            List<Waiting> left = new ArrayList<>();
+            for (Waiting w : e.waiting()) {
+              if (w.time() != timer.trigger()) {
+                left.add(w);
+              } else if (w.factors() == null) {
+                out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
+              }
+            }
+            cell.set(new Entry(-1, false, 0, -1, -1, "", left));
+          }
+        }
+        default -> throw new IllegalStateException("timer of unknown spec " + timer);
+      }
+    }
+
+    private static Entry emit(String showId, Entry e, Emitter<Out> out) {
+      out.emit(new Out(SHOWS_EMITTED, showId, line(e.showTime(), e.clicks(), e.firstClick(), e.factorsTime(),
+          e.factors())));
+      return new Entry(e.showTime(), true, 0, -1, -1, "", List.of());
+    }
+  }
+
+  /**
+   * The expected result of a complete run over {@code input} (in any order), by a plain recomputation from event times:
+   * the output lines by show id and the counts by kind (no zero counts).
+   *
+   * @param outputs the expected output value per emitted show id
+   * @param counts the expected counts ({@link #SHOWS_EMITTED}, {@link #LATE_CLICKS}, {@link #UNMATCHED_CLICKS})
+   * @param watermark the final watermark: the least, over the source partitions, largest time minus {@link #BOUND}
+   */
+  record Expected(Map<String, String> outputs, Map<String, Long> counts, long watermark) {
+  }
+
+  /**
+   * Recomputes the join over {@code input} with plain maps: a show is emitted iff {@code ts + H} is at or below the
+   * final watermark; clicks of a show id that shows are classified by their times, those of a show id that never
+   * shows count as unmatched iff their time is at or below the final watermark (when their orphan timer fires).
+   * Assumes show ids are unique (the first show of an id is kept, as the processor keeps it).
+   */
+  static Expected recompute(List<AdEvent> input) {
+    Map<Integer, Long> maxBySource = new HashMap<>();
+    Map<String, Long> showTime = new HashMap<>();
+    for (AdEvent e : input) {
+      maxBySource.merge(e.source(), e.time(), Math::max);
+      if (e.kind() == AdEvent.Kind.SHOW) {
+        showTime.putIfAbsent(e.showId(), e.time());
+      }
+    }
+    long watermark = maxBySource.isEmpty() ? Long.MIN_VALUE
+        : maxBySource.values().stream().mapToLong(Long::longValue).min().getAsLong() - BOUND;
+    Map<String, long[]> joined = new HashMap<>(); // clicks, first click
+    Map<String, Map.Entry<Long, String>> factors = new HashMap<>();
+    Map<String, Long> counts = new TreeMap<>();
+    for (AdEvent e : input) {
+      Long ts = showTime.get(e.showId());
+      if (e.kind() == AdEvent.Kind.CLICK) {
+        if (ts == null) {
+          if (e.time() <= watermark) {
+            counts.merge(UNMATCHED_CLICKS, 1L, Long::sum);
+          }
+        } else if (e.time() < ts || e.time() > ts + WINDOW + LATENESS) {
+          counts.merge(UNMATCHED_CLICKS, 1L, Long::sum);
+        } else if (e.time() > ts + WINDOW) {
+          counts.merge(LATE_CLICKS, 1L, Long::sum);
+        } else {
+          long[] j = joined.computeIfAbsent(e.showId(), k -> new long[] {0, Long.MAX_VALUE});
+          j[0]++;
+          j[1] = Math.min(j[1], e.time());
+        }
+      } else if (e.kind() == AdEvent.Kind.FACTORS && ts != null && e.time() >= ts && e.time() <= ts + WINDOW) {
+        Map.Entry<Long, String> best = factors.get(e.showId());
+        if (best == null || e.time() > best.getKey()
+            || (e.time() == best.getKey() && e.factors().compareTo(best.getValue()) > 0)) {
+          factors.put(e.showId(), Map.entry(e.time(), e.factors()));
+        }
+      }
+    }
+    Map<String, String> outputs = new TreeMap<>();
+    showTime.forEach((id, ts) -> {
+      if (ts + WINDOW <= watermark) {
+        long[] j = joined.getOrDefault(id, new long[] {0, -1});
+        Map.Entry<Long, String> f = factors.get(id);
+        outputs.put(id, line(ts, (int) j[0], j[1], f == null ? -1 : f.getKey(), f == null ? "" : f.getValue()));
+      }
+    });
+    if (!outputs.isEmpty()) {
+      counts.put(SHOWS_EMITTED, (long) outputs.size());
+    }
+    return new Expected(outputs, counts, watermark);
+  }
+}
