@@ -233,8 +233,8 @@ public final class StateSpec<K, S> {
     /**
      * Whether committed values stay in the shared cache between epochs (default true).
      *
-     * @param cached true to keep committed values in the shared cache (a hit needs no lookup in the next epochs);
-     *     false to look every key of every batch up in the table
+     * @param cached true to keep committed values in the shared cache (a hit needs no value lookup in later
+     *     epochs); false to look the value of every key of every batch up in the table
      * @return this builder
      * @throws IllegalStateException if already set
      */
