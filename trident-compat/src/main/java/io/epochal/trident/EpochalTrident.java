@@ -136,7 +136,8 @@ public final class EpochalTrident {
    * thread; {@code cleanup} is never called. Fields are checked as the class comment says.
    *
    * @param inputFields the fields the function sees, in that order; null for all of the tuple's fields
-   * @param function the Trident function; must be serializable (Storm's copy is how it is copied per thread)
+   * @param function the Trident function; must be serializable: each thread gets its own copy by Java serialization,
+   *     as each Storm task does
    * @param functionFields the names of the values the function emits, appended to the input's fields; none of them
    *     may be a field of the input
    * @return the {@code flatMap} function: per tuple, the tuples made of the value lists the function emitted
