@@ -46,9 +46,10 @@ import org.apache.storm.tuple.Fields;
  * <p>What each direction offers, and where Epochal is stricter than Trident, is the
  * {@linkplain io.epochal.trident package overview}.
  *
- * <p>All methods reject null arguments with {@link NullPointerException}. The returned adapters are as thread-safe
- * as the Epochal contracts they implement require: operations are copied per thread or per state partition (as Storm
- * copies them per task), spouts are used by the coordinator thread only.
+ * <p>All methods reject null arguments with {@link NullPointerException}, except the {@code inputFields} of
+ * {@link #each}, {@link #filter} and {@link #updater}, where null means all fields. The returned adapters are as
+ * thread-safe as the Epochal contracts they implement require: operations are copied per thread or per state partition
+ * (as Storm copies them per task), spouts are used by the coordinator thread only.
  *
  * @since 0.1.0
  */
