@@ -51,6 +51,9 @@ public interface CacheRegion<K, V> {
    * Caches the committed value of {@code key}, replacing anything cached for it in either level. The entry's TTL
    * (if the region has one) starts now.
    *
+   * @param key the key whose committed value this is
+   * @param value the value committed for {@code key}; kept decoded in level 1, encoded with the region's codec if it
+   *     is demoted to level 2
    * @throws NullPointerException if {@code key} or {@code value} is null
    * @throws io.epochal.codec.CodecException if the region weighs values by their encoding and {@code value} cannot
    *     be encoded
@@ -60,6 +63,7 @@ public interface CacheRegion<K, V> {
   /**
    * Caches that {@code key} has no row (an empty state), replacing anything cached for it.
    *
+   * @param key the key known to have no committed row; later lookups return {@link Optional#empty()} for it
    * @throws NullPointerException if {@code key} is null
    */
   void putMissing(K key);
@@ -67,6 +71,7 @@ public interface CacheRegion<K, V> {
   /**
    * Caches every entry of {@code loaded}: a present value as {@link #put}, an empty optional as {@link #putMissing}.
    *
+   * @param loaded the committed state of each key, as read from the store: a value, or empty for a key with no row
    * @throws NullPointerException if {@code loaded}, one of its keys or values is null
    */
   void putAll(Map<? extends K, Optional<V>> loaded);
@@ -74,6 +79,7 @@ public interface CacheRegion<K, V> {
   /**
    * Drops {@code key} from both levels.
    *
+   * @param key the key to forget; the next lookup of it is a miss (nothing happens if it is not cached)
    * @throws NullPointerException if {@code key} is null
    */
   void invalidate(K key);

@@ -84,6 +84,8 @@ public interface StateCache {
      * Bound of level 1 in bytes (Flow: {@code uncompressed_cache_weight}, default 100 MiB). 0 disables level 1:
      * every entry goes straight to level 2.
      *
+     * @param bytes the maximum total weight of level 1, in bytes; 0 or more
+     * @return this builder
      * @throws IllegalArgumentException if negative
      * @throws IllegalStateException if already set
      */
@@ -97,6 +99,8 @@ public interface StateCache {
      * Bound of level 2 in bytes (Flow: {@code compressed_cache_weight}, default 1 GiB). 0 disables level 2: level-1
      * evictions are dropped.
      *
+     * @param bytes the maximum total weight of level 2 (compressed bytes plus overhead), in bytes; 0 or more
+     * @return this builder
      * @throws IllegalArgumentException if negative
      * @throws IllegalStateException if already set
      */
@@ -109,6 +113,9 @@ public interface StateCache {
     /**
      * The time source of TTL expiry (default {@link Ticker#system()}); tests pass a manual one.
      *
+     * @param ticker the clock, in nanoseconds, that the TTLs of every region of the cache are measured on; not null
+     * @return this builder
+     * @throws NullPointerException if {@code ticker} is null
      * @throws IllegalStateException if already set
      */
     public Builder ticker(Ticker ticker) {
@@ -121,6 +128,9 @@ public interface StateCache {
      * Where eviction and demotion run (default {@link java.util.concurrent.ForkJoinPool#commonPool()}).
      * {@code Runnable::run} makes them run on the calling thread, which tests use to check the bounds exactly.
      *
+     * @param executor runs the caches' maintenance (evictions, demotions, expiry sweeps); not null
+     * @return this builder
+     * @throws NullPointerException if {@code executor} is null
      * @throws IllegalStateException if already set
      */
     public Builder executor(Executor executor) {
@@ -169,6 +179,9 @@ public interface StateCache {
     /**
      * Entries expire this long after they were put (a joiner's TTL). Default: never.
      *
+     * @param ttl how long an entry stays valid after its {@code put}, measured on the cache's {@link Ticker}; positive
+     * @return this builder
+     * @throws NullPointerException if {@code ttl} is null
      * @throws IllegalArgumentException if not positive
      * @throws IllegalStateException if already set
      */
@@ -188,6 +201,9 @@ public interface StateCache {
      * Estimates a decoded value's level-1 weight in bytes, instead of encoding it with the region's codec (the
      * default). Must be cheap, non-negative and stable for a value.
      *
+     * @param weigher returns the estimated size in bytes of a decoded value (the fixed entry overhead is added to it)
+     * @return this builder
+     * @throws NullPointerException if {@code weigher} is null
      * @throws IllegalStateException if already set
      */
     public final RegionBuilder<V> weigher(ToIntFunction<? super V> weigher) {

@@ -33,6 +33,12 @@ public record DelaySpec<T>(Duration delay, Codec<T> records, int maxReleasedPerB
   public static final int DEFAULT_PAGE_SIZE = 1024;
 
   /**
+   * Validates a delay.
+   *
+   * @param delay the event-time delay, at least 0; used at millisecond precision ({@link #millis()})
+   * @param records encodes the buffered records into the computation's delay tables; must round-trip them
+   * @param maxReleasedPerBatch the most records one partition releases in one batch, at least 1
+   * @param pageSize the most buffered records read in one lookup, in {@code [1, 65536]}
    * @throws NullPointerException if {@code delay} or {@code records} is null
    * @throws IllegalArgumentException if {@code delay} is negative, {@code maxReleasedPerBatch} below 1 or
    *     {@code pageSize} outside {@code [1, 65536]}
@@ -55,6 +61,11 @@ public record DelaySpec<T>(Duration delay, Codec<T> records, int maxReleasedPerB
    * A delay with the default bounds ({@value #DEFAULT_MAX_RELEASED_PER_BATCH} released per partition and batch,
    * pages of {@value #DEFAULT_PAGE_SIZE}).
    *
+   * @param delay the event-time delay, at least 0: a record with timestamp {@code ts} is processed once the watermark
+   *     reaches {@code ts + delay}
+   * @param records encodes the buffered records; must round-trip them
+   * @param <T> the record type
+   * @return a new delay spec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code delay} is negative
    */
@@ -62,12 +73,24 @@ public record DelaySpec<T>(Duration delay, Codec<T> records, int maxReleasedPerB
     return new DelaySpec<>(delay, records, DEFAULT_MAX_RELEASED_PER_BATCH, DEFAULT_PAGE_SIZE);
   }
 
-  /** @return this delay with another bound of released records per partition and batch */
+  /**
+   * Returns a copy with another bound of released records per partition and batch.
+   *
+   * @param max the most records one partition releases in one batch, at least 1
+   * @return a new delay spec, equal to this one but for {@code maxReleasedPerBatch}
+   * @throws IllegalArgumentException if {@code max} is below 1
+   */
   public DelaySpec<T> withMaxReleasedPerBatch(int max) {
     return new DelaySpec<>(delay, records, max, pageSize);
   }
 
-  /** @return this delay with another page size */
+  /**
+   * Returns a copy with another page size.
+   *
+   * @param size the most buffered records read in one lookup, in {@code [1, 65536]}
+   * @return a new delay spec, equal to this one but for {@code pageSize}
+   * @throws IllegalArgumentException if {@code size} is outside {@code [1, 65536]}
+   */
   public DelaySpec<T> withPageSize(int size) {
     return new DelaySpec<>(delay, records, maxReleasedPerBatch, size);
   }

@@ -17,6 +17,7 @@ public interface Emitter<R> {
   /**
    * Emits one record.
    *
+   * @param record the output record, sent downstream in the current batch; not null
    * @throws io.epochal.errors.InvalidRecordException if {@code record} is null (the batch fails and the pipeline
    *     stops: records are never dropped silently)
    */

@@ -79,7 +79,16 @@ public final class Flow {
    * like a state's, and committed with every batch's epoch; it needs the epoch protocol. The pipeline gains a state
    * named {@code <name>/watermark} (the node that observes the records' timestamps before the computation).
    *
-   * @param watermarks the watermark strategy
+   * @param input the records to process
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record; never null
+   * @param processor makes a processor instance (one per partition)
+   * @param states where the states live
+   * @param watermarks assigns the records' event times and derives the computation's watermark from them
+   * @param <K> the key type
+   * @param <T> the record type
+   * @param <R> the output record type
+   * @return the stream of emitted records
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException as the other overload
    * @throws IllegalStateException if the checkpoint store does not commit with the epoch protocol
@@ -102,7 +111,18 @@ public final class Flow {
    * ({@link ProcessorContext#currentWatermark}). The records' timestamps move the watermark when they arrive, not
    * when they are released. Buffering and release commit with the epochs, like timers.
    *
+   * @param input the records to process
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record; never null
+   * @param processor makes a processor instance (one per partition)
+   * @param states where the states live
+   * @param watermarks assigns the records' event times and derives the computation's watermark, which releases the
+   *     delayed records
    * @param delay the delay and the codec of the buffered records
+   * @param <K> the key type
+   * @param <T> the record type
+   * @param <R> the output record type
+   * @return the stream of emitted records
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException as the other overloads
    * @since 0.5.0

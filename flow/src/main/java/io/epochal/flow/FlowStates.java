@@ -40,6 +40,8 @@ public final class FlowStates {
   /**
    * Flow states with a new {@link StateCache} of the default size (100 MiB uncompressed, 1 GiB compressed) and the
    * system clock.
+   *
+   * @return new Flow states, with a cache of their own: call once per process and share the result
    */
   public static FlowStates create() {
     return builder().build();
@@ -67,7 +69,11 @@ public final class FlowStates {
    * The committed event-time progress of computation {@code computation} of pipeline {@code pipeline}, read from
    * {@code checkpoints}' table store (one point lookup).
    *
-   * @return empty if the computation has no watermark, or committed no batch that changed it
+   * @param checkpoints the checkpoint store the pipeline was built with; its table store holds the watermark table
+   * @param pipeline the pipeline's name, as given to {@code Pipeline.newBuilder}
+   * @param computation the computation's name, as given to {@link Flow#process}
+   * @return the watermark and late-record count as of the last committed batch; empty if the computation has no
+   *     watermark, or committed no batch that changed it
    * @throws io.epochal.errors.StateCorruptedException if the stored progress does not decode
    * @since 0.5.0
    */
@@ -91,7 +97,14 @@ public final class FlowStates {
     private Builder() {
     }
 
-    /** The shared cache (default: a new one with the default weights). Share one cache between all states. */
+    /**
+     * The shared cache (default: a new one with the default weights). Share one cache between all states.
+     *
+     * @param cache the cache the states and joiners of these Flow states keep their values in; not null
+     * @return this builder
+     * @throws NullPointerException if {@code cache} is null
+     * @throws IllegalStateException if already set
+     */
     public Builder cache(StateCache cache) {
       if (this.cache != null) {
         throw new IllegalStateException("cache was already set to " + this.cache);
@@ -104,6 +117,11 @@ public final class FlowStates {
      * The processing-time clock of the timers ({@link TimeDomain#PROCESSING_TIME}); default
      * {@link TimerClock#system()}. Tests inject a clock that is a function of the batch.
      *
+     * @param clock read once per partition and batch attempt to find due processing-time timers and to measure
+     *     watermark idleness; not null
+     * @return this builder
+     * @throws NullPointerException if {@code clock} is null
+     * @throws IllegalStateException if already set
      * @since 0.5.0
      */
     public Builder clock(TimerClock clock) {

@@ -56,6 +56,13 @@ public final class JoinSpec<K, S> {
    * Starts a joiner of the table at {@code tablePath}.
    *
    * @param name the joiner's name, unique among the computation's states and joiners
+   * @param tablePath the path of the table to read; it must exist when the pipeline is built
+   * @param keys maps a key to the table's key columns
+   * @param codec encodes values in the cache's compressed level and, with the default layout, decodes the table's
+   *     {@code value} column
+   * @param <K> the key type
+   * @param <S> the state type
+   * @return a builder; {@link Builder#build()} makes the spec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or {@code tablePath} is blank
    */
@@ -70,6 +77,14 @@ public final class JoinSpec<K, S> {
   /**
    * Starts a joiner of the internal state {@code state} of computation {@code computation} of the same pipeline.
    *
+   * @param name the joiner's name, unique among the computation's states and joiners
+   * @param computation the name of the computation that writes the state
+   * @param state the name of the internal state, as the writing computation declares it
+   * @param keys maps a key to the table's key columns; must be the writer's
+   * @param codec decodes the state's values; must be the writer's
+   * @param <K> the key type
+   * @param <S> the state type
+   * @return a builder; {@link Builder#build()} makes the spec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if a name is blank or holds {@code /}
    */
@@ -158,7 +173,12 @@ public final class JoinSpec<K, S> {
     /**
      * How long loaded entries are served from the cache (default {@link #DEFAULT_TTL}).
      *
+     * @param ttl how long after it was loaded an entry is still served from the cache; positive. The joiner may see
+     *     the table as it was up to this long ago.
+     * @return this builder
+     * @throws NullPointerException if {@code ttl} is null
      * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if already set
      */
     public Builder<K, S> ttl(Duration ttl) {
       if (this.ttl != null) {
@@ -172,7 +192,14 @@ public final class JoinSpec<K, S> {
       return this;
     }
 
-    /** How values map to the table's value columns (default one {@code value bytes} column, codec-encoded). */
+    /**
+     * How values map to the table's value columns (default one {@code value bytes} column, codec-encoded).
+     *
+     * @param layout reads a value from the table's value columns; for an internal state, the writer's layout
+     * @return this builder
+     * @throws NullPointerException if {@code layout} is null
+     * @throws IllegalStateException if already set
+     */
     public Builder<K, S> layout(CellLayout<S> layout) {
       if (this.layout != null) {
         throw new IllegalStateException("layout was already set to " + this.layout);

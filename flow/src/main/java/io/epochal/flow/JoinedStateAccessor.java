@@ -21,6 +21,11 @@ public interface JoinedStateAccessor<S> {
   /** @return the joined state's value, empty if the table has no row for the key */
   Optional<S> get();
 
-  /** @return the joined state's value, or {@code defaultValue} if the table has no row for the key */
+  /**
+   * Reads the joined state's value, falling back to a given value.
+   *
+   * @param defaultValue what to return if the table has no row for the key; may be null
+   * @return the joined state's value, or {@code defaultValue} if the table has no row for the key
+   */
   S getOrDefault(S defaultValue);
 }

@@ -27,6 +27,8 @@ public interface JoinedStateClient<K, S> {
    * The accessor of {@code key} in the current epoch. A key of the batch was loaded at the start of the epoch (from
    * the cache or in the joiner's one bulk lookup); another key is looked up now.
    *
+   * @param key the key whose row of the joined table to read
+   * @return the read-only view of the key's joined state, valid until the epoch ends
    * @throws NullPointerException if {@code key} is null
    * @throws IllegalStateException if called outside an epoch
    * @throws io.epochal.errors.StateCorruptedException if the stored bytes cannot be decoded

@@ -29,6 +29,8 @@ public interface ProcessorContext<K> {
    * Declares a read-write state: an internal one (a table created and named by the library) or an external one (a
    * table the user created, whose schema is validated). The state claims its table for writing.
    *
+   * @param spec the state's name, table, key codec, value codec and options
+   * @param <S> the state type
    * @return the client, to keep in a field
    * @throws IllegalArgumentException if a state or joiner of this computation already has {@code spec}'s name
    * @throws io.epochal.errors.TableClaimedTwiceException if another writer already claimed the table
@@ -40,6 +42,8 @@ public interface ProcessorContext<K> {
   /**
    * Declares a joiner: read-only access, TTL-cached, to a table another writer owns. It claims nothing.
    *
+   * @param spec the joiner's name, the table it reads, its key and value codecs and its TTL
+   * @param <S> the joined state type
    * @return the client, to keep in a field
    * @throws IllegalArgumentException if a state or joiner of this computation already has {@code spec}'s name
    * @throws io.epochal.errors.SchemaMismatchException if the table exists with a schema that does not fit the spec
@@ -52,6 +56,8 @@ public interface ProcessorContext<K> {
    * Fired timers go to {@link KeyedProcessor#onTimer}. A computation with timers runs in every batch, in every
    * partition, to look for due timers.
    *
+   * @param spec the timers' name, time domain, key and payload codecs and firing bounds
+   * @param <P> the payload type of the timers
    * @return the client, to keep in a field
    * @throws IllegalArgumentException if a state, joiner or timer spec of this computation already has
    *     {@code spec}'s name

@@ -32,12 +32,18 @@ public interface StateAccessor<S> {
   /** @return the state's value, empty if the state is empty */
   Optional<S> get();
 
-  /** @return the state's value, or {@code defaultValue} if the state is empty */
+  /**
+   * Reads the state's value, falling back to a given value.
+   *
+   * @param defaultValue what to return if the state is empty; may be null, and need not be the state's default
+   * @return the state's value, or {@code defaultValue} if the state is empty
+   */
   S getOrDefault(S defaultValue);
 
   /**
    * Replaces the state's value. Setting the default value (or a value empty by the state's rule) clears the state.
    *
+   * @param value the new value, written at the end of the epoch; not null (use {@link #clear()} to empty the state)
    * @throws io.epochal.errors.InvalidRecordException (not retryable) if {@code value} is null
    */
   void set(S value);
@@ -46,6 +52,7 @@ public interface StateAccessor<S> {
    * Replaces the state's value by {@code fn} applied to the current value, or to the state's default value if the
    * state is empty.
    *
+   * @param fn computes the new value from the current one (or the default); must not return null
    * @return the new value
    * @throws NullPointerException if {@code fn} is null
    * @throws io.epochal.errors.InvalidRecordException (not retryable) if {@code fn} returns null, naming the state's

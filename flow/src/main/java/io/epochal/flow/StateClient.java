@@ -28,6 +28,8 @@ public interface StateClient<K, S> {
    * accessor. A key of the batch was loaded at the start of the epoch; another key (an explicit key) is looked up
    * now, in its own lookup.
    *
+   * @param key the key whose state to read and write
+   * @return the read-write view of the key's state, valid until the epoch ends
    * @throws NullPointerException if {@code key} is null
    * @throws IllegalStateException if called outside an epoch (for example in {@code init})
    * @throws io.epochal.errors.StateCorruptedException if the stored bytes cannot be decoded

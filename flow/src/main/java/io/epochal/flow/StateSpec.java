@@ -69,6 +69,9 @@ public final class StateSpec<K, S> {
    * @param keys maps the processor's keys to the table's key columns
    * @param codec encodes values into the table and the cache
    * @param defaultValue the value of an empty state
+   * @param <K> the key type
+   * @param <S> the state type
+   * @return a builder; {@link Builder#build()} makes the spec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}
    */
@@ -79,7 +82,15 @@ public final class StateSpec<K, S> {
   /**
    * Starts an external state: values live in the user-created table at {@code tablePath}.
    *
+   * @param name the state's name, unique within the computation
+   * @param tablePath the path of the user's table; it must exist when the pipeline is built, and the state claims it
+   *     for writing
+   * @param keys maps the processor's keys to the table's user key columns, which must equal the codec's columns
    * @param codec encodes values into the cache (and into the table, with the default layout)
+   * @param defaultValue the value of an empty state (a key without a row)
+   * @param <K> the key type
+   * @param <S> the state type
+   * @return a builder; {@link Builder#build()} makes the spec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or {@code tablePath} is blank
    */
@@ -135,7 +146,12 @@ public final class StateSpec<K, S> {
     return Optional.ofNullable(ttl);
   }
 
-  /** @return whether {@code value} is empty: equal to the default, or empty by the layout's or the state's rule */
+  /**
+   * Tells whether a value is stored as no row.
+   *
+   * @param value a value of the state; not null
+   * @return whether {@code value} is empty: equal to the default, or empty by the layout's or the state's rule
+   */
   public boolean isEmpty(S value) {
     return value.equals(defaultValue) || layout.isEmpty(value) || (emptyWhen != null && emptyWhen.test(value));
   }
@@ -184,6 +200,11 @@ public final class StateSpec<K, S> {
     /**
      * How values map to the table's value columns (default: one {@code value bytes} column, codec-encoded). For an
      * external table with columns of its own. The layout's {@code txidColumn} is ignored.
+     *
+     * @param layout writes a value into the table's value columns and reads it back
+     * @return this builder
+     * @throws NullPointerException if {@code layout} is null
+     * @throws IllegalStateException if already set
      */
     public Builder<K, S> layout(CellLayout<S> layout) {
       if (this.layout != null) {
@@ -193,7 +214,14 @@ public final class StateSpec<K, S> {
       return this;
     }
 
-    /** The state type's own emptiness rule, besides equality with the default value. */
+    /**
+     * The state type's own emptiness rule, besides equality with the default value.
+     *
+     * @param isEmpty true for a value to store as no row (a state set to it is cleared)
+     * @return this builder
+     * @throws NullPointerException if {@code isEmpty} is null
+     * @throws IllegalStateException if already set
+     */
     public Builder<K, S> emptyWhen(Predicate<? super S> isEmpty) {
       if (emptyWhen != null) {
         throw new IllegalStateException("emptyWhen was already set");
@@ -202,7 +230,14 @@ public final class StateSpec<K, S> {
       return this;
     }
 
-    /** Whether committed values stay in the shared cache between epochs (default true). */
+    /**
+     * Whether committed values stay in the shared cache between epochs (default true).
+     *
+     * @param cached true to keep committed values in the shared cache (a hit needs no value lookup in later
+     *     epochs); false to look the value of every key of every batch up in the table
+     * @return this builder
+     * @throws IllegalStateException if already set
+     */
     public Builder<K, S> cached(boolean cached) {
       if (this.cached != null) {
         throw new IllegalStateException("cached was already set to " + this.cached);
@@ -218,8 +253,13 @@ public final class StateSpec<K, S> {
      * table; like timers, a state with a TTL needs the epoch protocol. {@link TimeDomain#EVENT_TIME} needs a
      * computation with a {@link WatermarkStrategy}.
      *
+     * @param ttl how long a key lives after its last write, at least 1 ms (millisecond precision)
+     * @param domain the time the TTL is measured in: {@link TimeDomain#PROCESSING_TIME} (the {@link TimerClock}) or
+     *     {@link TimeDomain#EVENT_TIME} (the watermark)
+     * @return this builder
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code ttl} is below 1 ms
+     * @throws IllegalStateException if already set
      * @since 0.5.0
      */
     public Builder<K, S> ttl(java.time.Duration ttl, TimeDomain domain) {
@@ -241,7 +281,10 @@ public final class StateSpec<K, S> {
      * {@value StateTtl#DEFAULT_MAX_EXPIRATIONS_PER_BATCH}); the rest expire in the next batches (they read as absent
      * meanwhile). Needs {@link #ttl}.
      *
+     * @param max the most keys one partition expires (deletes) in one batch, at least 1
+     * @return this builder
      * @throws IllegalArgumentException if below 1
+     * @throws IllegalStateException if already set
      * @since 0.5.0
      */
     public Builder<K, S> maxExpirationsPerBatch(int max) {
@@ -256,6 +299,8 @@ public final class StateSpec<K, S> {
     }
 
     /**
+     * Makes the spec.
+     *
      * @return the spec; the builder is unchanged
      * @throws IllegalStateException if {@link #maxExpirationsPerBatch} was set without {@link #ttl}
      */

@@ -25,6 +25,11 @@ public record StateTtl(Duration ttl, TimeDomain domain, int maxExpirationsPerBat
   public static final int DEFAULT_MAX_EXPIRATIONS_PER_BATCH = 10_000;
 
   /**
+   * Validates a time to live.
+   *
+   * @param ttl how long an untouched key lives, at least 1 ms (used at millisecond precision, {@link #millis()})
+   * @param domain the time {@code ttl} is measured in: processing time or event time
+   * @param maxExpirationsPerBatch the most keys one partition expires in one batch, at least 1
    * @throws NullPointerException if {@code ttl} or {@code domain} is null
    * @throws IllegalArgumentException if {@code ttl} is below 1 ms or {@code maxExpirationsPerBatch} below 1
    */

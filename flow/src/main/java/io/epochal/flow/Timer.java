@@ -17,7 +17,15 @@ import java.util.Optional;
  */
 @Evolving
 public record Timer(String spec, TimeDomain domain, long trigger, Optional<Object> payload) {
-  /** @throws NullPointerException if an argument is null */
+  /**
+   * Creates a fired timer; the engine makes them, a processor only reads them.
+   *
+   * @param spec the name of the timer's {@link TimerSpec}
+   * @param domain the spec's time domain
+   * @param trigger the trigger time, in milliseconds of {@code domain}'s time
+   * @param payload the decoded payload, empty for a timer added without one
+   * @throws NullPointerException if an argument is null
+   */
   public Timer {
     Objects.requireNonNull(spec, "spec");
     Objects.requireNonNull(domain, "domain");

@@ -33,6 +33,9 @@ public interface TimerClient<K, P> {
   /**
    * Adds a timer without payload (or removes the payload of an equal pending timer).
    *
+   * @param key the key the timer fires for ({@link KeyedProcessor#onTimer} gets it)
+   * @param trigger when the timer is due, in milliseconds of the spec's domain (the {@link TimerClock} or the
+   *     watermark); at least 0
    * @throws NullPointerException if {@code key} is null
    * @throws IllegalArgumentException if {@code trigger} is negative
    * @throws IllegalStateException outside an epoch (in {@code init})
@@ -42,6 +45,10 @@ public interface TimerClient<K, P> {
   /**
    * Adds a timer with a payload, or replaces the payload of an equal pending timer.
    *
+   * @param key the key the timer fires for ({@link KeyedProcessor#onTimer} gets it)
+   * @param trigger when the timer is due, in milliseconds of the spec's domain (the {@link TimerClock} or the
+   *     watermark); at least 0
+   * @param payload the value {@link #payloadOf} returns when the timer fires, encoded with the spec's payload codec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code trigger} is negative
    * @throws IllegalStateException outside an epoch, or if the spec has no payload codec
@@ -51,6 +58,8 @@ public interface TimerClient<K, P> {
   /**
    * Deletes the pending timer (key, trigger), if there is one.
    *
+   * @param key the key of the timer to delete
+   * @param trigger the trigger time of the timer to delete, in milliseconds of the spec's domain
    * @return whether a timer was pending
    * @throws IllegalStateException outside an epoch
    */
@@ -59,6 +68,8 @@ public interface TimerClient<K, P> {
   /**
    * The payload of a fired timer of this spec, typed.
    *
+   * @param timer a timer of this spec, as {@link KeyedProcessor#onTimer} got it
+   * @return the timer's payload, empty if it was added without one
    * @throws IllegalArgumentException if {@code timer} belongs to another spec
    */
   @SuppressWarnings("unchecked")

@@ -17,7 +17,12 @@ import io.epochal.spout.BatchAttempt;
 @Evolving
 public interface TimerClock {
 
-  /** @return the processing time of {@code batch}'s attempt, in milliseconds; never negative */
+  /**
+   * Reads the clock for one partition's batch attempt.
+   *
+   * @param batch the batch attempt about to look for due timers (its txid and attempt number)
+   * @return the processing time of {@code batch}'s attempt, in milliseconds; never negative
+   */
   long processingTime(BatchAttempt batch);
 
   /** @return the clock reading {@link System#currentTimeMillis()} */

@@ -19,14 +19,22 @@ import java.util.Objects;
 public final class TimerPartitionsChangedException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /** The name of the pipeline that refused to build. */
   private final String pipeline;
+  /** The name of the Flow computation that declares the timers. */
   private final String computation;
+  /** The name of the timer spec whose pending timers were written under another partition count. */
   private final String timers;
+  /** The path of the timer table that recorded the partition count. */
   private final String table;
+  /** The partition count the pending timers were written with. */
   private final int storedPartitions;
+  /** The partition count the pipeline is being built with. */
   private final int configuredPartitions;
 
   /**
+   * Creates the exception, with a message that names both counts and how to recover.
+   *
    * @param pipeline the pipeline
    * @param computation the Flow computation declaring the timers
    * @param timers the name of the timer spec

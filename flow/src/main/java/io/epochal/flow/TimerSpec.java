@@ -51,6 +51,8 @@ public final class TimerSpec<K, P> {
    * @param name unique among the computation's states and timers; part of the tables' paths
    * @param domain the time the triggers are read on
    * @param keys encodes the processor's keys (decoded again for {@link KeyedProcessor#onTimer})
+   * @param <K> the key type
+   * @return a builder with the default paging bounds; {@link Builder#build()} makes the spec
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}
    */
@@ -58,7 +60,19 @@ public final class TimerSpec<K, P> {
     return new Builder<>(name, domain, keys, null);
   }
 
-  /** Like {@link #of(String, TimeDomain, Codec)}, for timers carrying a payload encoded by {@code payloads}. */
+  /**
+   * Like {@link #of(String, TimeDomain, Codec)}, for timers carrying a payload encoded by {@code payloads}.
+   *
+   * @param name unique among the computation's states and timers; part of the tables' paths
+   * @param domain the time the triggers are read on
+   * @param keys encodes the processor's keys (decoded again for {@link KeyedProcessor#onTimer})
+   * @param payloads encodes the payloads into the {@code .timers} table and decodes them for {@link Timer#payload}
+   * @param <K> the key type
+   * @param <P> the payload type
+   * @return a builder with the default paging bounds; {@link Builder#build()} makes the spec
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}
+   */
   public static <K, P> Builder<K, P> withPayload(String name, TimeDomain domain, Codec<K> keys, Codec<P> payloads) {
     return new Builder<>(name, domain, keys, Objects.requireNonNull(payloads, "payloads"));
   }
@@ -127,6 +141,8 @@ public final class TimerSpec<K, P> {
     /**
      * The most timers read from the store in one lookup (default 1024).
      *
+     * @param pageSize the most timer slots of one trigger read in one lookup, in {@code [1, 65536]}
+     * @return this builder
      * @throws IllegalArgumentException if not in {@code [1, 65536]}
      */
     public Builder<K, P> pageSize(int pageSize) {
@@ -140,6 +156,8 @@ public final class TimerSpec<K, P> {
     /**
      * The most timers one partition fires in one batch (default 10 000); the rest fire in later batches.
      *
+     * @param max the most timers of this spec one partition fires in one batch, at least 1
+     * @return this builder
      * @throws IllegalArgumentException if below 1
      */
     public Builder<K, P> maxFiredPerBatch(int max) {

@@ -69,6 +69,8 @@ public final class WatermarkStrategy<T> {
    *
    * @param bound the out-of-orderness bound, at least 0 (millisecond precision)
    * @param timestamps the event time of a record, in milliseconds
+   * @param <T> the record type
+   * @return a builder with one source partition, no idleness timeout and {@link LatePolicy#PROCESS}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code bound} is negative
    */
@@ -76,12 +78,22 @@ public final class WatermarkStrategy<T> {
     return new Builder<>(bound, timestamps);
   }
 
-  /** @return the event time of {@code record}, in milliseconds */
+  /**
+   * Applies the timestamp assigner.
+   *
+   * @param record an input record of the computation
+   * @return the event time of {@code record}, in milliseconds
+   */
   public long timestampOf(T record) {
     return timestamps.applyAsLong(record);
   }
 
-  /** @return the source partition of {@code record} */
+  /**
+   * Applies the source-partition function.
+   *
+   * @param record an input record of the computation
+   * @return the source partition of {@code record}, whose largest timestamp holds the watermark back
+   */
   public int sourcePartitionOf(T record) {
     return sourcePartitions.applyAsInt(record);
   }
@@ -128,7 +140,14 @@ public final class WatermarkStrategy<T> {
       this.timestamps = Objects.requireNonNull(timestamps, "timestamps");
     }
 
-    /** The source partition of a record (default: every record is of partition 0). */
+    /**
+     * The source partition of a record (default: every record is of partition 0).
+     *
+     * @param partitionOf the source partition (e.g. the Kafka partition) a record was read from; any {@code int}, the
+     *     watermark being the minimum over the partitions seen
+     * @return this builder
+     * @throws NullPointerException if {@code partitionOf} is null
+     */
     public Builder<T> sourcePartition(ToIntFunction<? super T> partitionOf) {
       this.sourcePartitions = Objects.requireNonNull(partitionOf, "partitionOf");
       return this;
@@ -137,6 +156,10 @@ public final class WatermarkStrategy<T> {
     /**
      * After {@code timeout} of processing time without records, a source partition stops holding the watermark back.
      *
+     * @param timeout how long, on the {@link TimerClock}, a source partition may send nothing before it counts as idle;
+     *     positive
+     * @return this builder
+     * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if {@code timeout} is not positive
      */
     public Builder<T> idleTimeout(Duration timeout) {
@@ -148,7 +171,13 @@ public final class WatermarkStrategy<T> {
       return this;
     }
 
-    /** What happens to late records (default {@link LatePolicy#PROCESS}). */
+    /**
+     * What happens to late records (default {@link LatePolicy#PROCESS}).
+     *
+     * @param policy process, drop or side-output records whose timestamp is below the watermark in force
+     * @return this builder
+     * @throws NullPointerException if {@code policy} is null
+     */
     public Builder<T> latePolicy(LatePolicy policy) {
       this.latePolicy = Objects.requireNonNull(policy, "policy");
       return this;

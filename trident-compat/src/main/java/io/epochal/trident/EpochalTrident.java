@@ -46,9 +46,10 @@ import org.apache.storm.tuple.Fields;
  * <p>What each direction offers, and where Epochal is stricter than Trident, is the
  * {@linkplain io.epochal.trident package overview}.
  *
- * <p>All methods reject null arguments with {@link NullPointerException}. The returned adapters are as thread-safe
- * as the Epochal contracts they implement require: operations are copied per thread or per state partition (as Storm
- * copies them per task), spouts are used by the coordinator thread only.
+ * <p>All methods reject null arguments with {@link NullPointerException}, except the {@code inputFields} of
+ * {@link #each}, {@link #filter} and {@link #updater}, where null means all fields. The returned adapters are as
+ * thread-safe as the Epochal contracts they implement require: operations are copied per thread or per state partition
+ * (as Storm copies them per task), spouts are used by the coordinator thread only.
  *
  * @since 0.1.0
  */
@@ -74,6 +75,9 @@ public final class EpochalTrident {
   /**
    * A tuple with the given fields and values, as the adapters emit them.
    *
+   * @param fields the tuple's field names, in order
+   * @param values one value per field, in the order of {@code fields}; copied
+   * @return an immutable tuple whose values are read by position or by field name
    * @throws IllegalArgumentException if the numbers of fields and values differ
    */
   public static TridentTuple tuple(Fields fields, List<?> values) {
@@ -89,6 +93,7 @@ public final class EpochalTrident {
    *
    * @param builder the pipeline builder
    * @param spout a spout made by one of the {@code spout} factories of this class
+   * @return the spout's stream, whose fields are the Trident spout's output fields
    * @throws IllegalArgumentException if {@code spout} was not made here (use {@link #withFields})
    */
   public static Stream<TridentTuple> newStream(io.epochal.pipeline.PipelineBuilder builder,
@@ -102,6 +107,9 @@ public final class EpochalTrident {
    * pipeline is built, as with {@link #newStream}. Each record is checked against the declaration at run time: a
    * record with other fields stops the pipeline with {@link io.epochal.errors.InvalidRecordException}.
    *
+   * @param stream a stream of Trident tuples
+   * @param fields the fields every record of the stream has, in order
+   * @return a stream whose fields are known ({@code stream} itself if its fields were already known and equal)
    * @throws IllegalArgumentException if the stream's fields are already known and differ
    */
   public static Stream<TridentTuple> withFields(Stream<TridentTuple> stream, Fields fields) {
@@ -114,6 +122,9 @@ public final class EpochalTrident {
    * must be strings, integral numbers, booleans, doubles or byte arrays, and never null). On a stream of known fields
    * ({@link #newStream}) a missing field is refused when the pipeline is built, as Trident refuses it; otherwise the
    * first tuple without it stops the pipeline with {@link io.epochal.errors.InvalidRecordException} (never retried).
+   *
+   * @param groupFields the grouping fields, in key order
+   * @return the key function, for {@code groupBy}
    */
   public static Function<TridentTuple, List<Object>> key(Fields groupFields) {
     return new Operations.Key(groupFields);
@@ -125,6 +136,12 @@ public final class EpochalTrident {
    * tuple of the input's fields followed by {@code functionFields}. The function is copied and prepared once per
    * thread; {@code cleanup} is never called. Fields are checked as the class comment says.
    *
+   * @param inputFields the fields the function sees, in that order; null for all of the tuple's fields
+   * @param function the Trident function; must be serializable: each thread gets its own copy by Java serialization,
+   *     as each Storm task does
+   * @param functionFields the names of the values the function emits, appended to the input's fields; none of them
+   *     may be a field of the input
+   * @return the {@code flatMap} function: per tuple, the tuples made of the value lists the function emitted
    * @throws IllegalArgumentException if Storm could not copy the function (it is not serializable)
    */
   public static Function<TridentTuple, Iterable<TridentTuple>> each(Fields inputFields,
@@ -137,6 +154,9 @@ public final class EpochalTrident {
    * {@code inputFields} (all fields if null). Copied and prepared once per thread. Fields are checked as the class
    * comment says.
    *
+   * @param inputFields the fields the filter sees, in that order; null for all of the tuple's fields
+   * @param filter the Trident filter; must be serializable
+   * @return the predicate: true for a tuple the filter's {@code isKeep} keeps
    * @throws IllegalArgumentException if Storm could not copy the filter (it is not serializable)
    */
   public static Predicate<TridentTuple> filter(Fields inputFields, Filter filter) {
@@ -145,7 +165,14 @@ public final class EpochalTrident {
 
   /**
    * Turns an aggregate's new values (Epochal's {@code newValuesStream()}) into Trident's shape: the grouping fields'
-   * values followed by the value, with fields {@code groupFields} + {@code valueField}.
+   * values followed by the value, with fields {@code groupFields} + {@code valueField}. A key of another size than
+   * {@code groupFields} stops the pipeline with {@link io.epochal.errors.InvalidRecordException}.
+   *
+   * @param groupFields the grouping fields the aggregate's keys hold the values of, in key order
+   * @param valueField one field: the name of the aggregated value
+   * @param <V> the aggregated value type
+   * @return the function from a new value to its Trident tuple
+   * @throws IllegalArgumentException if {@code valueField} is not one field, or is one of {@code groupFields}
    */
   public static <V> Function<KeyValue<List<Object>, V>, TridentTuple> newValues(Fields groupFields, Fields valueField) {
     return TridentStreams.newValues(groupFields, valueField);
@@ -153,7 +180,13 @@ public final class EpochalTrident {
 
   // ================================================================== aggregators, updaters, queries
 
-  /** A Trident combiner over whole tuples; see {@link #combiner(Fields, CombinerAggregator)}. */
+  /**
+   * A Trident combiner over whole tuples; see {@link #combiner(Fields, CombinerAggregator)}.
+   *
+   * @param aggregator the Trident combiner; its {@code init} sees every field of the tuple; must be pure
+   * @param <V> the aggregated value type
+   * @return the Epochal combiner, for {@code persistentAggregate}
+   */
   public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(CombinerAggregator<V> aggregator) {
     return new Operations.Combiner<>(null, aggregator);
   }
@@ -164,13 +197,24 @@ public final class EpochalTrident {
    * {@code persistentAggregate(factory, inputFields, aggregator, outputFields)}). Epochal pre-aggregates per batch and
    * partition exactly as Trident does, so the aggregator must be pure. {@code inputFields} is checked as the class
    * comment says.
+   *
+   * @param inputFields the fields {@code init} sees, in that order
+   * @param aggregator the Trident combiner; must be pure
+   * @param <V> the aggregated value type
+   * @return the Epochal combiner, for {@code persistentAggregate}
    */
   public static <V> io.epochal.pipeline.CombinerAggregator<TridentTuple, V> combiner(Fields inputFields,
       CombinerAggregator<V> aggregator) {
     return Operations.Combiner.over(inputFields, aggregator);
   }
 
-  /** A Trident reducer over whole tuples; see {@link #reducer(Fields, ReducerAggregator)}. */
+  /**
+   * A Trident reducer over whole tuples; see {@link #reducer(Fields, ReducerAggregator)}.
+   *
+   * @param aggregator the Trident reducer; its {@code reduce} sees every field of the tuple
+   * @param <V> the aggregated value type
+   * @return the Epochal reducer, for {@code persistentAggregate}
+   */
   public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(ReducerAggregator<V> aggregator) {
     return new Operations.Reducer<>(null, aggregator);
   }
@@ -179,6 +223,11 @@ public final class EpochalTrident {
    * A Trident {@code ReducerAggregator} as an Epochal one: the batch's tuples of each key, projected to
    * {@code inputFields}, are folded in emission order over the stored value (or {@code init()}). {@code inputFields}
    * is checked as the class comment says.
+   *
+   * @param inputFields the fields {@code reduce} sees, in that order
+   * @param aggregator the Trident reducer
+   * @param <V> the aggregated value type
+   * @return the Epochal reducer, for {@code persistentAggregate}
    */
   public static <V> io.epochal.pipeline.ReducerAggregator<TridentTuple, V> reducer(Fields inputFields,
       ReducerAggregator<V> aggregator) {
@@ -195,7 +244,10 @@ public final class EpochalTrident {
    * {@link #opaqueState} or {@link #transactionalState} the view is also a Trident {@code RemovableMapState}.
    * {@code inputFields} is checked as the class comment says.
    *
+   * @param inputFields the fields the updater sees, in that order; null for all of the tuple's fields
+   * @param updater the Trident state updater; must be serializable
    * @param <S> the Epochal state type of the {@code partitionPersist}
+   * @return the Epochal updater, for {@code partitionPersist}
    * @throws IllegalArgumentException if Storm could not copy the updater (it is not serializable)
    */
   public static <S extends io.epochal.state.State> io.epochal.pipeline.StateUpdater<S, TridentTuple> updater(
@@ -211,6 +263,14 @@ public final class EpochalTrident {
    * state as for {@link #updater}, after the batch's writes (Epochal runs queries after the writers declared before
    * them). Copied and prepared once per partition. On a stream of known fields the result knows its fields too
    * (the input's followed by {@code functionFields}); fields are checked as the class comment says.
+   *
+   * @param stream the tuples to query with
+   * @param state the state to query, as {@code persistentAggregate} or {@code partitionPersist} declared it
+   * @param inputFields the fields of the key (which selects the partition) and of the tuples the query sees, in order
+   * @param function the Trident query function; must be serializable
+   * @param functionFields the names of the values {@code execute} emits, appended to the input's fields
+   * @param <S> the Epochal state type
+   * @return the stream of result tuples, in the same batch
    */
   public static <S extends io.epochal.state.State> Stream<TridentTuple> stateQuery(Stream<TridentTuple> stream,
       StateRef<S> state, Fields inputFields, QueryFunction<?, ?> function, Fields functionFields) {
@@ -230,14 +290,23 @@ public final class EpochalTrident {
    * {@code StateUpdater}s on such a state see a Trident {@code RemovableMapState} and may remove keys the same way. A
    * cell with a null txid raises {@link io.epochal.errors.StateCorruptedException}.
    *
+   * @param backing the Trident store of opaque cells, shared by every partition's map
    * @param <V> the value type (untyped in Trident; {@code Long} for {@code Count})
+   * @return the state factory, for {@code persistentAggregate} or {@code partitionPersist}
    */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> opaqueState(
       org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.OpaqueValue> backing) {
     return TridentMapStates.opaque(backing);
   }
 
-  /** {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} with one Trident store per partition. */
+  /**
+   * {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} with one Trident store per partition.
+   *
+   * @param backingPerPartition makes a partition's Trident store of opaque cells from the partition's context (its
+   *     index, count and state name), when the engine makes that partition's state
+   * @param <V> the value type
+   * @return the state factory, for {@code persistentAggregate} or {@code partitionPersist}
+   */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> opaqueState(
       Function<? super StateContext, ? extends org.apache.storm.trident.state.map.IBackingMap<
           org.apache.storm.trident.state.OpaqueValue>> backingPerPartition) {
@@ -247,6 +316,10 @@ public final class EpochalTrident {
   /**
    * Epochal's {@code TransactionalMap} over a Trident {@code IBackingMap<TransactionalValue>}, one map per partition
    * over the same store; see {@link #opaqueState(org.apache.storm.trident.state.map.IBackingMap)} for the cells.
+   *
+   * @param backing the Trident store of transactional cells, shared by every partition's map
+   * @param <V> the value type
+   * @return the state factory, for {@code persistentAggregate} or {@code partitionPersist}
    */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> transactionalState(
       org.apache.storm.trident.state.map.IBackingMap<org.apache.storm.trident.state.TransactionalValue> backing) {
@@ -256,6 +329,10 @@ public final class EpochalTrident {
   /**
    * Epochal's {@code NonTransactionalMap} over a Trident {@code IBackingMap} of plain values: replays are applied
    * again, so a pipeline using it must opt in to {@code AT_LEAST_ONCE}.
+   *
+   * @param backing the Trident store of plain values, shared by every partition's map
+   * @param <V> the value type
+   * @return the state factory, for {@code persistentAggregate} or {@code partitionPersist}
    */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> nonTransactionalState(
       org.apache.storm.trident.state.map.IBackingMap<?> backing) {
@@ -272,18 +349,31 @@ public final class EpochalTrident {
    * call into a partition's Trident state threw, the partition gets a fresh state from {@code makeState} before the
    * replay: a Trident {@code CachedMap} may hold cells whose store write failed.
    *
+   * @param factory the Trident state factory; must be serializable (each partition gets its own copy)
    * @param kind what the Trident state does with a replayed batch (Trident does not declare it): {@code OPAQUE} for
    *     {@code OpaqueMap.build(..)} and {@code MemoryMapState}, {@code TRANSACTIONAL} for
    *     {@code TransactionalMap.build(..)}, {@code NON_TRANSACTIONAL} otherwise; the pipeline builder checks the
    *     pairing with the spout from it
    * @param conf the Storm configuration passed to {@code makeState}
+   * @param <V> the value type of the map view
+   * @return the Epochal state factory
+   * @throws IllegalArgumentException if Storm could not copy the factory (it is not serializable)
    */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
       org.apache.storm.trident.state.StateFactory factory, StateKind kind, Map<String, Object> conf) {
     return TridentMapStates.trident(factory, kind, conf);
   }
 
-  /** {@link #tridentState(org.apache.storm.trident.state.StateFactory, StateKind, Map)} with an empty configuration. */
+  /**
+   * {@link #tridentState(org.apache.storm.trident.state.StateFactory, StateKind, Map)} with an empty configuration.
+   *
+   * @param factory the Trident state factory; must be serializable
+   * @param kind what the Trident state does with a replayed batch ({@code OPAQUE}, {@code TRANSACTIONAL} or
+   *     {@code NON_TRANSACTIONAL}, as for the other overload)
+   * @param <V> the value type of the map view
+   * @return the Epochal state factory
+   * @throws IllegalArgumentException if Storm could not copy the factory (it is not serializable)
+   */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
       org.apache.storm.trident.state.StateFactory factory, StateKind kind) {
     return tridentState(factory, kind, Map.of());
@@ -292,6 +382,10 @@ public final class EpochalTrident {
   /**
    * Storm's test state {@code MemoryMapState.Factory} (always an {@code OpaqueMap} in Storm) as an Epochal opaque
    * state; see {@link #tridentState(org.apache.storm.trident.state.StateFactory, StateKind, Map)}.
+   *
+   * @param factory Storm's in-memory test state factory
+   * @param <V> the value type
+   * @return the Epochal state factory, of kind {@code OPAQUE}
    */
   public static <V> io.epochal.state.StateFactory<MapState<List<Object>, V>> tridentState(
       MemoryMapState.Factory factory) {
@@ -307,6 +401,10 @@ public final class EpochalTrident {
    *
    * @param lastTridentTxid the last txid Trident committed to the state (its coordinator's {@code currtx} in
    *     ZooKeeper; any larger value also works), at least 0
+   * @param factory the state factory over the cells Trident wrote (for example {@link #opaqueState})
+   * @param <K> the key type
+   * @param <V> the value type
+   * @return a state factory whose states read and write {@code factory}'s cells at txid {@code lastTridentTxid + t}
    * @throws IllegalArgumentException if {@code lastTridentTxid < 0}
    */
   public static <K, V> io.epochal.state.StateFactory<MapState<K, V>> continueAfter(long lastTridentTxid,
@@ -324,6 +422,8 @@ public final class EpochalTrident {
    * An empty batch means "no new data now": the txid is not used.
    *
    * @param name the spout's name in the pipeline (its checkpoint key)
+   * @param spout the Trident batch spout; must re-emit the same tuples for the same batch id
+   * @return the transactional Epochal spout
    */
   public static TransactionalSpout<TridentTuple, ?> spout(String name, IBatchSpout spout) {
     return BatchSpoutAdapters.transactional(name, spout);
@@ -333,6 +433,11 @@ public final class EpochalTrident {
    * A Trident {@code IBatchSpout} as a {@code TRANSACTIONAL} (see {@link #spout(String, IBatchSpout)}) or
    * {@code NON_TRANSACTIONAL} Epochal spout.
    *
+   * @param name the spout's name in the pipeline (its checkpoint key)
+   * @param spout the Trident batch spout
+   * @param kind {@code TRANSACTIONAL} if the spout re-emits the same tuples for the same batch id,
+   *     {@code NON_TRANSACTIONAL} otherwise
+   * @return the Epochal spout of that kind
    * @throws IllegalArgumentException for {@code OPAQUE}: an {@code IBatchSpout} has no position to continue from
    */
   public static Spout<TridentTuple, ?> spout(String name, IBatchSpout spout, SpoutKind kind) {
@@ -349,10 +454,13 @@ public final class EpochalTrident {
    * kept as JSON (as Trident keeps it in ZooKeeper) when it reads back equal from JSON, by Java serialization
    * otherwise; other metadata is refused.
    *
+   * @param name the spout's name in the pipeline (its checkpoint key, and the component name of Storm's contexts)
+   * @param spout the Trident spout (coordinator and emitter)
    * @param kind {@code TRANSACTIONAL} if the same metadata always emits the same tuples, {@code NON_TRANSACTIONAL}
    *     otherwise
    * @throws IllegalArgumentException for {@code OPAQUE}: a generic Trident spout keeps its position itself; use an
    *     {@code IOpaquePartitionedTridentSpout}
+   * @return the Epochal spout of that kind
    */
   public static Spout<TridentTuple, ?> spout(String name, ITridentSpout<?> spout, SpoutKind kind) {
     return TridentSpoutAdapters.of(name, spout, kind);
@@ -363,6 +471,10 @@ public final class EpochalTrident {
    * batch is {@code emitBatchNew(attempt, collector, partitions, last metadata per partition)} and its returned
    * per-partition metadata is recorded before the batch is processed; replays call {@code reEmitPartitionBatch} per
    * partition of the batch. Partition metadata is kept as JSON, keyed by partition id.
+   *
+   * @param name the spout's name in the pipeline (its checkpoint key)
+   * @param spout the Trident transactional partitioned spout
+   * @return the transactional Epochal spout
    */
   public static TransactionalSpout<TridentTuple, ?> spout(String name, IPartitionedTridentSpout<?, ?, ?> spout) {
     return PartitionedSpoutAdapters.transactional(name, spout);
@@ -374,6 +486,10 @@ public final class EpochalTrident {
    * on a replay) and the returned per-partition metadata is committed with the batch, in the store, where Trident
    * writes it to ZooKeeper. On the per-key protocol Epochal refuses an opaque spout with an opaque map (a hole Trident
    * has); use a table-backed state on the epoch protocol, or opt in to {@code AT_LEAST_ONCE}.
+   *
+   * @param name the spout's name in the pipeline (its checkpoint key)
+   * @param spout the Trident opaque partitioned spout
+   * @return the opaque Epochal spout
    */
   public static OpaqueSpout<TridentTuple, ?> spout(String name, IOpaquePartitionedTridentSpout<?, ?, ?> spout) {
     return PartitionedSpoutAdapters.opaque(name, spout);
@@ -389,12 +505,20 @@ public final class EpochalTrident {
    *
    * @param <V> the value type the JSON decodes to ({@code Long}, {@code Double}, {@code String}, {@code List},
    *     {@code Map})
+   * @return the codec of opaque cells, id {@code "trident-json-opaque:v1"}
    */
   public static <V> Codec<OpaqueValue<V>> opaqueJsonCodec() {
     return TridentJsonCodec.opaqueOf();
   }
 
-  /** Trident's transactional JSON cell {@code [txid, val]} as an Epochal {@link TransactionalValue}; as above. */
+  /**
+   * Trident's transactional JSON cell {@code [txid, val]} ({@code JSONTransactionalSerializer}) as an Epochal
+   * {@link TransactionalValue}; integral numbers decode as {@code Long}, and a cell with a null txid or value raises
+   * {@link io.epochal.codec.CodecException}, as for {@link #opaqueJsonCodec()}.
+   *
+   * @param <V> the value type the JSON decodes to
+   * @return the codec of transactional cells, id {@code "trident-json-transactional:v1"}
+   */
   public static <V> Codec<TransactionalValue<V>> transactionalJsonCodec() {
     return TridentJsonCodec.transactionalOf();
   }
@@ -403,6 +527,9 @@ public final class EpochalTrident {
    * A bare JSON value ({@code JSONNonTransactionalSerializer}), integral numbers as {@code Long}: also the value codec
    * of Epochal table-backed states that store JSON. Encoding refuses anything but JSON values. Id
    * {@code "trident-json:v1"}.
+   *
+   * @param <V> the value type the JSON decodes to
+   * @return the codec of bare JSON values
    */
   public static <V> Codec<V> jsonValueCodec() {
     return TridentJsonCodec.valueOf();
@@ -412,6 +539,12 @@ public final class EpochalTrident {
    * Cells stored as bytes by Trident (a key-value store holding the JSON serializers' output) as an Epochal backing
    * map of cells: {@code EpochalTrident.encoded(bytesStore, EpochalTrident.opaqueJsonCodec())} under
    * {@code OpaqueMap}. Undecodable bytes raise {@link io.epochal.errors.StateCorruptedException}.
+   *
+   * @param bytes the store of encoded cells; its lifecycle calls are forwarded to it
+   * @param codec decodes the stored bytes into cells and encodes the cells written
+   * @param <K> the key type
+   * @param <C> the cell type (for example {@code OpaqueValue<V>})
+   * @return a backing map of cells over {@code bytes}, as thread-safe as {@code bytes} and {@code codec}
    */
   public static <K, C> IBackingMap<K, C> encoded(IBackingMap<K, byte[]> bytes, Codec<C> codec) {
     return new EncodedBackingMap<>(bytes, codec);
@@ -422,6 +555,8 @@ public final class EpochalTrident {
    * the key mapping of {@link #stormState} tables, for opening them from an Epochal pipeline with
    * {@code TableStates.builder(EpochalTrident.keyCodec(), EpochalTrident.jsonValueCodec()).table(path)}.
    * Integral key parts read back as {@code Long}.
+   *
+   * @return the key codec of Trident's {@code List<Object>} keys (a shared, stateless instance)
    */
   public static KeyCodec<List<Object>> keyCodec() {
     return JsonKeyCodec.INSTANCE;
@@ -432,6 +567,9 @@ public final class EpochalTrident {
    * {@code Long}, for teams staying on Storm whose {@code Count} fails after a reload with
    * {@code ClassCastException: Integer cannot be cast to Long} (Storm 2.6+). Pass it where a state's options take a
    * {@code Serializer}.
+   *
+   * @param type the cell layout to write and read: {@code OPAQUE}, {@code TRANSACTIONAL} or {@code NON_TRANSACTIONAL}
+   * @return the serializer
    */
   public static Serializer longSafeSerializer(StateType type) {
     return new LongSafeJsonSerializer(type);
@@ -454,6 +592,8 @@ public final class EpochalTrident {
    * @param storeName the store's name in the worker
    * @param store makes the store, in the worker
    * @param table the table's path
+   * @return the builder of the state's options and factories
+   * @throws IllegalArgumentException if {@code storeName} or {@code table} is blank
    */
   public static StormStateBuilder stormState(String storeName, SerializableSupplier<? extends TableStore> store,
       String table) {
@@ -463,19 +603,33 @@ public final class EpochalTrident {
   /**
    * A Trident {@code StateFactory} of Epochal {@code OpaqueMap}s over the Epochal backing maps {@code backing}
    * supplies (called once per state partition, in the worker).
+   *
+   * @param backing makes the Epochal backing map of opaque cells of a state partition; must capture only serializable
+   *     values
+   * @return the serializable Trident state factory
    */
   public static org.apache.storm.trident.state.StateFactory stormOpaqueState(
       SerializableSupplier<? extends IBackingMap<List<Object>, OpaqueValue<Object>>> backing) {
     return StormStateFactory.over(StormStateFactory.Kind.OPAQUE, backing, "epochal-opaque");
   }
 
-  /** As {@link #stormOpaqueState}, with Epochal {@code TransactionalMap}s. */
+  /**
+   * As {@link #stormOpaqueState}, with Epochal {@code TransactionalMap}s.
+   *
+   * @param backing makes the Epochal backing map of transactional cells of a state partition; must capture only
+   *     serializable values
+   * @return the serializable Trident state factory
+   */
   public static org.apache.storm.trident.state.StateFactory stormTransactionalState(
       SerializableSupplier<? extends IBackingMap<List<Object>, TransactionalValue<Object>>> backing) {
     return StormStateFactory.over(StormStateFactory.Kind.TRANSACTIONAL, backing, "epochal-transactional");
   }
 
-  /** Kryo values, for {@link StormStateBuilder#valueCodec}: {@code EpochalTrident.kryoValues()}. */
+  /**
+   * Kryo values, for {@link StormStateBuilder#valueCodec}: {@code EpochalTrident.kryoValues()}.
+   *
+   * @return a serializable supplier of the Kryo value codec (for values that are not JSON values)
+   */
   public static SerializableSupplier<Codec<Object>> kryoValues() {
     return KryoValues.INSTANCE;
   }

@@ -17,8 +17,11 @@ import io.epochal.errors.ErrorContext;
 public abstract sealed class GuardRefusalException extends EpochalException
     permits RangeEmittedTwiceException, StaleBatchException, RangeGapException {
   private static final long serialVersionUID = 1L;
+  /** The name of the guarded spout that refused the batch. */
   private final String spout;
+  /** The id of the spout partition whose emission was refused. */
   private final String partition;
+  /** The txid of the refused batch. */
   private final long txid;
 
   GuardRefusalException(String message, boolean retryable, String table, String spout, String partition,

@@ -14,10 +14,14 @@ import io.epochal.api.Evolving;
 @Evolving
 public final class RangeEmittedTwiceException extends GuardRefusalException {
   private static final long serialVersionUID = 1L;
+  /** The other live txid that already emitted the range. */
   private final long firstTxid;
+  /** The range's start metadata, as canonical JSON. */
   private final String start;
 
   /**
+   * Creates the exception (retryable), with a message naming the spout, the partition, the range and both txids.
+   *
    * @param table the ledger table the emissions are recorded in
    * @param spout the guarded spout's name
    * @param partition the spout partition id

@@ -16,11 +16,17 @@ import io.epochal.api.Evolving;
 @Evolving
 public final class RangeGapException extends GuardRefusalException {
   private static final long serialVersionUID = 1L;
+  /** The txid of the partition's previous recorded emission. */
   private final long previousTxid;
+  /** The refused range's start metadata, as canonical JSON. */
   private final String start;
+  /** Where the previous txid's range ended, as canonical JSON. */
   private final String previousEnd;
 
   /**
+   * Creates the exception (not retryable), with a message naming the spout, the partition, both txids and where the
+   * two ranges start and end.
+   *
    * @param table the ledger table the emissions are recorded in
    * @param spout the guarded spout's name
    * @param partition the spout partition id

@@ -16,10 +16,14 @@ import io.epochal.api.Evolving;
 @Evolving
 public final class StaleBatchException extends GuardRefusalException {
   private static final long serialVersionUID = 1L;
+  /** The highest txid the partition had emitted when the stale txid arrived. */
   private final long highestTxid;
+  /** How many batches in flight the check allowed below {@link #highestTxid}. */
   private final long inFlight;
 
   /**
+   * Creates the exception (not retryable), with a message naming the spout, the partition and the txids.
+   *
    * @param table the ledger table the emissions are recorded in
    * @param spout the guarded spout's name
    * @param partition the spout partition id

@@ -50,6 +50,12 @@ public final class StormStateBuilder {
   /**
    * The value codec, made in the worker (default {@link EpochalTrident#jsonValueCodec()}; for non-JSON values
    * {@link EpochalTrident#kryoValues()}).
+   *
+   * @param codec makes, in each worker, the codec of the values stored in the table's value columns; must capture
+   *     only serializable values
+   * @return this builder
+   * @throws NullPointerException if {@code codec} is null
+   * @throws IllegalStateException if already set
    */
   public StormStateBuilder valueCodec(SerializableSupplier<? extends Codec<Object>> codec) {
     if (values != null) {
@@ -63,7 +69,10 @@ public final class StormStateBuilder {
    * Keeps up to {@code cells} cells per partition in an LRU cache under the txid rule (Trident's
    * {@code localCacheSize}; default none).
    *
+   * @param cells the most cells one state partition keeps in memory, at least 1
+   * @return this builder
    * @throws IllegalArgumentException if {@code cells < 1}
+   * @throws IllegalStateException if already set
    */
   public StormStateBuilder localCacheSize(int cells) {
     if (cacheSize != null) {
@@ -81,6 +90,9 @@ public final class StormStateBuilder {
    * default such a state is refused when Storm prepares it in a multi-worker topology, since a partition Storm moves
    * to another worker would start from that worker's empty copy. Opt in only when every worker reaches the same
    * store (e.g. one supervisor host whose workers share a directory through the supplier).
+   *
+   * @return this builder
+   * @throws IllegalStateException if already called
    */
   public StormStateBuilder allowWorkerLocalStore() {
     if (workerLocal) {
@@ -96,6 +108,11 @@ public final class StormStateBuilder {
    * spout without {@link #guard} is refused while more than one batch is in flight (STORM-1557);
    * {@code EXACTLY_ONCE} refuses such a topology with {@link io.epochal.errors.GuaranteeNotDeliverableException}, a
    * weaker guarantee is an explicit opt-in that only logs why.
+   *
+   * @param guarantee the guarantee the spout pairings are checked against when Storm prepares a state partition
+   * @return this builder
+   * @throws NullPointerException if {@code guarantee} is null
+   * @throws IllegalStateException if already set
    */
   public StormStateBuilder guarantee(Guarantee guarantee) {
     if (this.guarantee != null) {
@@ -136,7 +153,13 @@ public final class StormStateBuilder {
    * batch. Metadata must be JSON values (as Storm keeps them in ZooKeeper). Does not change the builder.
    *
    * @param name the spout's name in the ledger (unique among the guarded spouts of this state)
+   * @param spout the opaque partitioned spout to guard; its coordinator is used as is, its emitters are wrapped
+   * @param <P> the spout's partitions type (what its coordinator returns)
+   * @param <Q> the spout's partition type
+   * @param <M> the spout's per-partition metadata type
    * @return a serializable spout to pass to {@code TridentTopology.newStream}
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code name} is blank
    */
   public <P, Q extends ISpoutPartition, M> IOpaquePartitionedTridentSpout<P, Q, M> guard(String name,
       IOpaquePartitionedTridentSpout<P, Q, M> spout) {

@@ -68,6 +68,16 @@ public final class TwoLevelStateCache implements StateCache {
   private final LongAdder demotions = new LongAdder();
   private final LongAdder expirations = new LongAdder();
 
+  /**
+   * Creates an empty cache; {@link StateCache.Builder#build()} validates the options and fills in the defaults.
+   *
+   * @param uncompressedMax the maximum weight of level 1 (decoded values), in bytes; 0 disables level 1
+   * @param compressedMax the maximum weight of level 2 (compressed encodings), in bytes; 0 disables level 2
+   * @param ticker the nanosecond clock that region TTLs are measured on, for both levels
+   * @param executor runs both levels' maintenance (eviction, demotion, expiry); null for Caffeine's default,
+   *     {@link java.util.concurrent.ForkJoinPool#commonPool()}
+   * @throws NullPointerException if {@code ticker} is null
+   */
   public TwoLevelStateCache(long uncompressedMax, long compressedMax, Ticker ticker, Executor executor) {
     this.uncompressedMax = uncompressedMax;
     this.compressedMax = compressedMax;

@@ -36,6 +36,13 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   private final io.epochal.flow.DelaySpec<T> delay;
 
   /**
+   * Declares a computation without watermark, on the system processing-time clock
+   * ({@link io.epochal.flow.TimerClock#system()}), and runs its spec pass.
+   *
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record (the computation's {@code groupBy} key)
+   * @param processors makes a processor instance: one now for the spec pass, then one per partition
+   * @param cache the shared cache the computation's states keep their committed rows in
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
    * @throws io.epochal.errors.TableClaimedTwiceException if an external table is claimed by another writer
    */
@@ -47,6 +54,11 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   /**
    * Like the other constructor, with the processing-time clock of the computation's timers.
    *
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record (the computation's {@code groupBy} key)
+   * @param processors makes a processor instance: one now for the spec pass, then one per partition
+   * @param cache the shared cache the computation's states keep their committed rows in
+   * @param clock the processing-time clock of the timers and of the watermark's idleness timeout
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
@@ -57,6 +69,12 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   /**
    * Like the other constructors, with the computation's watermark strategy (null for none).
    *
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record (the computation's {@code groupBy} key)
+   * @param processors makes a processor instance: one now for the spec pass, then one per partition
+   * @param cache the shared cache the computation's states keep their committed rows in
+   * @param clock the processing-time clock of the timers and of the watermark's idleness timeout
+   * @param watermarks the computation's watermark strategy, or null for none
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, or two states share a name
    */
   public FlowComputation(String name, Function<? super T, ? extends K> keyFn,
@@ -68,6 +86,13 @@ public final class FlowComputation<K, T, R> implements TableBackedStateFactory<F
   /**
    * Like the other constructors, with the computation's input delay (null for none; needs a watermark strategy).
    *
+   * @param name the computation's name, unique among the pipeline's states; part of its internal tables' paths
+   * @param keyFn the key of a record (the computation's {@code groupBy} key)
+   * @param processors makes a processor instance: one now for the spec pass, then one per partition
+   * @param cache the shared cache the computation's states keep their committed rows in
+   * @param clock the processing-time clock of the timers and of the watermark's idleness timeout
+   * @param watermarks the computation's watermark strategy, or null for none
+   * @param delay the input delay, or null for none
    * @throws IllegalArgumentException if {@code name} is blank or holds {@code /}, two states share a name, or a delay
    *     is given without a watermark strategy
    */

@@ -125,6 +125,11 @@ public final class FlowPartition<K, T, R> implements State {
   /**
    * Loads the keys of this partition's records of the batch in one bulk lookup per state (cache hits excluded): the
    * {@code begin} of the keyed-process node, with the keys {@code groupBy} computed.
+   *
+   * @param batch the batch attempt; its txid must be the current epoch's
+   * @param keys the distinct keys of this partition's records of the batch (ignored with an input delay: the records
+   *     are buffered, and their keys loaded when they are released)
+   * @throws IllegalStateException if called outside the epoch of {@code batch}
    */
   public void load(BatchAttempt batch, List<K> keys) {
     requireEpoch(batch.txid(), "load");
@@ -143,6 +148,12 @@ public final class FlowPartition<K, T, R> implements State {
    * Runs the processor for one key's records; every emitted record is attached to that key by the node. With a
    * watermark, records below the watermark in force at the batch's start are late: counted, and processed, dropped
    * or handed to {@code processLate} as the strategy's late policy says.
+   *
+   * @param batch the batch attempt; its txid must be the current epoch's
+   * @param key the key of {@code records}
+   * @param records this partition's records of the batch with that key, in arrival order
+   * @param out receives the records the processor emits for {@code key}
+   * @throws IllegalStateException if called outside the epoch of {@code batch}
    */
   public void process(BatchAttempt batch, K key, List<T> records, Consumer<? super R> out) {
     Epoch e = requireEpoch(batch.txid(), "process");
@@ -232,7 +243,13 @@ public final class FlowPartition<K, T, R> implements State {
 
   /**
    * Fires the partition's due timers, after the batch's records: processing-time timers up to the clock's reading,
-   * event-time timers up to the watermark. The {@code end} of the keyed-process node.
+   * event-time timers up to the watermark. The {@code end} of the keyed-process node. Before the timers it advances
+   * the watermark and releases the due delayed records; after them it expires the due keys of states with a TTL.
+   *
+   * @param batch the batch attempt; its txid must be the current epoch's
+   * @param out receives the records the processor emits for released records and in {@code onTimer}, each with the
+   *     key it was emitted for
+   * @throws IllegalStateException if called outside the epoch of {@code batch}
    */
   public void finish(BatchAttempt batch, java.util.function.BiConsumer<? super K, ? super R> out) {
     Epoch e = requireEpoch(batch.txid(), "finish");

@@ -29,12 +29,23 @@ public final class WatermarkObserver implements TableBackedStateFactory<Watermar
     this.watermark = watermark;
   }
 
-  /** @return the state name of the node of computation {@code name} (no computation name holds {@code /}) */
+  /**
+   * Names the observer node of a computation.
+   *
+   * @param name the computation's name
+   * @return the state name of the node of computation {@code name} (no computation name holds {@code /}, so it never
+   *     collides with a computation's)
+   */
   public static String stateName(String name) {
     return name + "/watermark";
   }
 
-  /** @return the updater of the node: observes a partition's records */
+  /**
+   * Returns the updater of the node.
+   *
+   * @param <T> the record type of the computation's input
+   * @return the updater of the node: observes a partition's records
+   */
   public static <T> StateUpdater<Part, T> updater() {
     return (part, batch, records) -> part.observe(records);
   }

@@ -21,7 +21,13 @@ public final class Watermarks {
   }
 
   /**
-   * @return the committed progress of the computation, empty if it has no watermark row
+   * Reads the committed watermark row of a computation (one point lookup), for
+   * {@link io.epochal.flow.FlowStates#eventTimeProgress}.
+   *
+   * @param checkpoints the pipeline's checkpoint store; its table store and table prefix locate the watermark table
+   * @param pipeline the pipeline's name
+   * @param computation the computation's name
+   * @return the committed progress of the computation, empty if it has no watermark table or row
    * @throws StateCorruptedException if the row does not decode
    */
   public static Optional<EventTimeProgress> committed(TableCheckpointStore checkpoints, String pipeline,

@@ -15,7 +15,12 @@ public final class DeclaredFields implements Function<TridentTuple, TridentTuple
   private final List<String> names;
   private volatile Fields lastChecked;
 
-  /** Checks records against {@code fields}. */
+  /**
+   * Checks records against {@code fields}.
+   *
+   * @param fields the declared fields, in order: a record passes only if its fields are exactly these
+   * @throws NullPointerException if {@code fields} is null
+   */
   public DeclaredFields(Fields fields) {
     this.fields = fields;
     this.names = fields.toList();

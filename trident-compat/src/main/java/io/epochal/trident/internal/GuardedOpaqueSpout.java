@@ -40,11 +40,24 @@ public final class GuardedOpaqueSpout<P, Q extends ISpoutPartition, M> implement
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(GuardedOpaqueSpout.class);
 
+  /** The wrapped spout: its coordinator is used as is, its emitters are guarded. */
   private final IOpaquePartitionedTridentSpout<P, Q, M> spout;
+  /** The guard's name: the ledger's {@code spout} key column. */
   private final String name;
+  /** The state table whose ledger table ({@link RangeLedger#SUFFIX}) records the ranges. */
   private final String stateTable;
+  /** Makes (in each worker) the table store that holds the ledger. */
   private final SerializableSupplier<? extends TableStore> store;
 
+  /**
+   * Wraps a spout; {@code StormStateBuilder.guard} calls it.
+   *
+   * @param spout the partitioned opaque spout to guard
+   * @param name the guard's name, unique among the guarded spouts of the state
+   * @param stateTable the state table the ledger sits beside
+   * @param store makes the table store of the ledger, in the worker (one lookup and one write per partition and batch)
+   * @throws NullPointerException if an argument is null
+   */
   public GuardedOpaqueSpout(IOpaquePartitionedTridentSpout<P, Q, M> spout, String name, String stateTable,
       SerializableSupplier<? extends TableStore> store) {
     this.spout = Objects.requireNonNull(spout, "spout");

@@ -67,8 +67,17 @@ public final class RangeLedger {
   private Lease lease;
 
   /**
+   * Opens (creating it if needed) the ledger table {@code <stateTable>__epochal_spout_ranges} of one spout task. The
+   * task's lease is acquired at the first {@link #record}.
+   *
+   * @param store the state's table store, which holds the ledger table
    * @param stateTable the state table the ledger sits beside
+   * @param spout the guarded spout's name: the ledger's {@code spout} key column
+   * @param task the spout task's index; part of the lease's name, so that each task fences its own writes
+   * @param owner who holds the lease (topology, spout, task and process), for the lease's record and its errors
    * @param inFlight the batches Storm keeps in flight ({@code topology.max.spout.pending}, at least 1)
+   * @throws NullPointerException if {@code store}, {@code spout} or {@code owner} is null
+   * @throws IllegalArgumentException if {@code inFlight < 1}
    */
   public RangeLedger(TableStore store, String stateTable, String spout, int task, String owner, long inFlight) {
     this.store = Objects.requireNonNull(store, "store");
@@ -95,10 +104,22 @@ public final class RangeLedger {
   /**
    * One partition's emission in a batch.
    *
+   * @param partition the spout partition id
    * @param start the canonical JSON of the metadata the range started from
    * @param end the canonical JSON of the metadata it ended at, or empty if the emitter returned none
+   * @param hasRecords whether the range moved (its end differs from its start) and the batch sent tuples; only such a
+   *     range is refused as emitted twice
    */
   public record Emission(String partition, String start, Optional<String> end, boolean hasRecords) {
+    /**
+     * Validates an emission.
+     *
+     * @param partition the spout partition id
+     * @param start the canonical JSON of the start metadata
+     * @param end the canonical JSON of the end metadata, or empty
+     * @param hasRecords whether the range moved and the batch sent tuples
+     * @throws NullPointerException if {@code partition}, {@code start} or {@code end} is null
+     */
     public Emission {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(start, "start");
@@ -125,7 +146,14 @@ public final class RangeLedger {
     }
   }
 
-  /** The canonical JSON of a metadata value (map keys sorted), for comparing starts. */
+  /**
+   * The canonical JSON of a metadata value (map keys sorted), for comparing starts.
+   *
+   * @param metadata a partition's metadata as the wrapped emitter returned it; must be a JSON value
+   * @param what names the metadata in the error message (e.g. {@code the start metadata of partition p0})
+   * @return the metadata as JSON, with map entries ordered by key
+   * @throws EpochalException (not retryable) if the metadata cannot be written as JSON
+   */
   public static String canonical(Object metadata, String what) {
     try {
       return JSON.writeValueAsString(metadata);
@@ -139,6 +167,8 @@ public final class RangeLedger {
   /**
    * Checks and records the emissions of batch {@code txid}.
    *
+   * @param txid the batch's txid
+   * @param emissions the range of every partition the batch emitted; nothing is checked or written if empty
    * @throws StaleBatchException if {@code txid} is more than the batches in flight below a partition's highest txid
    * @throws RangeGapException if a range does not start where the partition's previous txid's range ended
    * @throws RangeEmittedTwiceException (after recording the refusal) if a range with records starts where another

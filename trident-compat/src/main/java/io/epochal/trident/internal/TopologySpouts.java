@@ -48,7 +48,13 @@ public final class TopologySpouts {
   public record Feeding(String component, SpoutKind kind, boolean unguardedOpaquePartitioned, String spout) {
   }
 
-  /** @return the spouts feeding the context's component, in component order; DRPC spouts (queries) are left out */
+  /**
+   * Finds the Trident spouts upstream of a component.
+   *
+   * @param context the context Storm gave the component (a state partition's), whose raw topology is walked from the
+   *     component's inputs upstream
+   * @return the spouts feeding the context's component, in component order; DRPC spouts (queries) are left out
+   */
   public static List<Feeding> feeding(TopologyContext context) {
     StormTopology topology = context.getRawTopology();
     Map<String, Bolt> bolts = topology.get_bolts();
