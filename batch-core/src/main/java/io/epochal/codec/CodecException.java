@@ -14,10 +14,21 @@ import io.epochal.api.Stable;
 public class CodecException extends io.epochal.errors.EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A non-retryable codec failure.
+   *
+   * @param message which codec failed on what, and why (e.g. truncated bytes, an unregistered class)
+   */
   public CodecException(String message) {
     super(message);
   }
 
+  /**
+   * A non-retryable codec failure caused by another failure.
+   *
+   * @param message which codec failed on what, and why
+   * @param cause the underlying failure (e.g. the serialization library's exception), or null
+   */
   public CodecException(String message, Throwable cause) {
     super(message, cause);
   }

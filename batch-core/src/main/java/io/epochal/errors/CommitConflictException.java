@@ -12,12 +12,22 @@ import io.epochal.api.Stable;
 public final class CommitConflictException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
-  /** A retryable conflict: the replay reads the other transaction's writes and can commit. */
+  /**
+   * A retryable conflict: the replay reads the other transaction's writes and can commit.
+   *
+   * @param message which store transaction conflicted, and on what
+   */
   public CommitConflictException(String message) {
     super(message, null, true, ErrorContext.NONE);
   }
 
-  /** A retryable conflict on {@code table}, {@code key}. */
+  /**
+   * A retryable conflict on {@code table}, {@code key}.
+   *
+   * @param message which store transaction conflicted, and on what
+   * @param table the path of the table of the conflicting row, or null if unknown
+   * @param key the key of the conflicting row, or null if unknown (kept as {@code String.valueOf(key)})
+   */
   public CommitConflictException(String message, String table, Object key) {
     super(message, null, true, ErrorContext.of(table, key));
   }

@@ -21,20 +21,33 @@ import java.util.Objects;
 public class EpochalException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** Whether replaying the failed batch can succeed; fixed at construction. */
   private final boolean retryable;
+  /** The pipeline, table, key and txid concerned, as far as known where the error was thrown; never null. */
   private final ErrorContext context;
 
-  /** A non-retryable error without context. */
+  /**
+   * A non-retryable error without context.
+   *
+   * @param message what happened and what to do
+   */
   public EpochalException(String message) {
     this(message, null, false, ErrorContext.NONE);
   }
 
-  /** A non-retryable error without context. */
+  /**
+   * A non-retryable error without context, caused by another failure.
+   *
+   * @param message what happened and what to do
+   * @param cause the underlying failure, or null
+   */
   public EpochalException(String message, Throwable cause) {
     this(message, cause, false, ErrorContext.NONE);
   }
 
   /**
+   * An error with explicit retryability and context.
+   *
    * @param message what happened and what to do
    * @param cause the underlying failure, or null
    * @param retryable whether replaying the batch can succeed
@@ -67,6 +80,8 @@ public class EpochalException extends RuntimeException {
    * (an exception of user code, a network timeout) may be.
    *
    * @param failure the failure, not null
+   * @return true if replaying the failed batch may succeed, false if no retry can fix {@code failure}
+   * @throws NullPointerException if {@code failure} is null
    */
   public static boolean isRetryable(Throwable failure) {
     Objects.requireNonNull(failure, "failure");

@@ -12,6 +12,11 @@ import io.epochal.api.Stable;
 public final class GuaranteeNotDeliverableException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A refused pairing; not retryable (the pipeline must be built differently).
+   *
+   * @param message the spout, the state, why they cannot deliver the guarantee together, and the fix
+   */
   public GuaranteeNotDeliverableException(String message) {
     super(message);
   }

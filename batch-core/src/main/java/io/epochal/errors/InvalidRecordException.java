@@ -15,7 +15,11 @@ import io.epochal.api.Stable;
 public final class InvalidRecordException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
-  /** A non-retryable error without context. */
+  /**
+   * A non-retryable error without context.
+   *
+   * @param message what is wrong and what to do
+   */
   public InvalidRecordException(String message) {
     super(message);
   }

@@ -12,6 +12,11 @@ import io.epochal.api.Stable;
 public final class LeaseLostException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A fenced-off writer; not retryable.
+   *
+   * @param message whose lease was taken over, by whom, and which commit was refused
+   */
   public LeaseLostException(String message) {
     super(message);
   }

@@ -17,10 +17,14 @@ import java.util.Objects;
 public final class SchemaMismatchException extends StoreException {
   private static final long serialVersionUID = 1L;
 
+  /** The schema asked for, as text. */
   private final String expected;
+  /** The schema the table has, as text. */
   private final String actual;
 
   /**
+   * A table found with another schema than asked for; not retryable.
+   *
    * @param path the table's path
    * @param expected the schema asked for
    * @param actual the schema the table has
@@ -30,6 +34,8 @@ public final class SchemaMismatchException extends StoreException {
   }
 
   /**
+   * A table found with another schema than asked for, naming where it lives; not retryable.
+   *
    * @param path the table's path (the context's table)
    * @param location where the table lives, for the message (e.g. the physical table and store), or null
    * @param expected the schema asked for

@@ -17,9 +17,12 @@ import java.util.Objects;
 public final class SinkPublishException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /** The sink's name in its pipeline. */
   private final String sink;
 
   /**
+   * A committed batch whose outputs a sink failed to publish; retryable as {@code cause} is.
+   *
    * @param pipeline the pipeline
    * @param sink the sink's name in the pipeline
    * @param txid the committed batch whose outputs were not published

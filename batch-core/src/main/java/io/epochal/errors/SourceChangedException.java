@@ -13,6 +13,11 @@ import io.epochal.api.Stable;
 public final class SourceChangedException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A changed input; not retryable.
+   *
+   * @param message the spout, the partition or position concerned, and how the input changed
+   */
   public SourceChangedException(String message) {
     super(message);
   }

@@ -16,10 +16,14 @@ import java.util.Objects;
 public final class StagingUnavailableException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
+  /** The simple name of the staging type the state needs. */
   private final String stagingType;
+  /** The description of the pipeline's checkpoint store. */
   private final String checkpointStore;
 
   /**
+   * A state whose staging the pipeline's checkpoint store does not offer; not retryable.
+   *
    * @param pipeline the pipeline
    * @param table the state's table (or state name)
    * @param stagingType the simple name of the staging the state needs, e.g. {@code EpochBuffer}

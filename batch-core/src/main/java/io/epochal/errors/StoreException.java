@@ -16,17 +16,33 @@ import io.epochal.api.Stable;
 public class StoreException extends EpochalException {
   private static final long serialVersionUID = 1L;
 
-  /** A retryable store failure. */
+  /**
+   * A retryable store failure without context.
+   *
+   * @param message what the store was doing, naming the store and table
+   */
   public StoreException(String message) {
     this(message, null, true, ErrorContext.NONE);
   }
 
-  /** A store failure, retryable unless {@code cause} is an I/O failure no retry fixes. */
+  /**
+   * A store failure without context, retryable unless {@code cause} is an I/O failure no retry fixes.
+   *
+   * @param message what the store was doing, naming the store and table
+   * @param cause the native failure, or null (then retryable)
+   */
   public StoreException(String message, Throwable cause) {
     this(message, cause, IoFailures.unfixable(cause) == null, ErrorContext.NONE);
   }
 
-  /** A store failure with explicit retryability and context. */
+  /**
+   * A store failure with explicit retryability and context.
+   *
+   * @param message what the store was doing, naming the store and table
+   * @param cause the native failure, or null
+   * @param retryable whether replaying the batch can succeed
+   * @param context where it happened
+   */
   public StoreException(String message, Throwable cause, boolean retryable, ErrorContext context) {
     super(message, cause, retryable, context);
   }
@@ -37,6 +53,7 @@ public class StoreException extends EpochalException {
    *
    * @param message what the store was doing, naming the store and table
    * @param cause the native failure
+   * @return the exception to throw, without context
    */
   public static StoreException io(String message, Throwable cause) {
     return io(message, cause, ErrorContext.NONE);
@@ -48,6 +65,7 @@ public class StoreException extends EpochalException {
    * @param message what the store or the pipeline was doing
    * @param cause the native failure
    * @param context where it happened
+   * @return the exception to throw, carrying {@code context}
    */
   public static StoreException io(String message, Throwable cause, ErrorContext context) {
     String[] unfixable = IoFailures.unfixable(cause);
@@ -58,7 +76,13 @@ public class StoreException extends EpochalException {
         cause, false, context);
   }
 
-  /** @return whether {@code failure}'s cause chain holds an I/O failure no retry fixes (see {@link #io}) */
+  /**
+   * Whether a failure is an I/O failure that no retry fixes.
+   *
+   * @param failure the failure, or null
+   * @return true if {@code failure}'s cause chain holds an I/O failure no retry fixes (see {@link #io}); false if
+   *     not, or if {@code failure} is null
+   */
   public static boolean isUnfixableIo(Throwable failure) {
     return failure != null && IoFailures.unfixable(failure) != null;
   }

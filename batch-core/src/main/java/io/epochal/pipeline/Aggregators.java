@@ -19,7 +19,12 @@ public final class Aggregators {
   private Aggregators() {
   }
 
-  /** Counts records: {@code Long} per key. */
+  /**
+   * Counts records: {@code Long} per key.
+   *
+   * @param <T> the record type
+   * @return an aggregator whose value is the number of records (0 for a key without records)
+   */
   public static <T> CombinerAggregator<T, Long> count() {
     return new CombinerAggregator<>() {
       @Override
@@ -42,6 +47,9 @@ public final class Aggregators {
   /**
    * Sums a long field of the records.
    *
+   * @param field gives the field's value of a record
+   * @param <T> the record type
+   * @return an aggregator whose value is the exact sum of {@code field} over the records (0 for none)
    * @throws NullPointerException if {@code field} is null
    */
   public static <T> CombinerAggregator<T, Long> sumLong(ToLongFunction<? super T> field) {

@@ -21,7 +21,14 @@ import io.epochal.api.Stable;
 public record BatchReport(long txid, int attempts, long records, long commitNanos, long emitNanos,
     long processNanos, long stateNanos, long durableNanos, long outputs) {
 
-  /** A report without the phase timings and outputs (all zero). */
+  /**
+   * A report without the phase timings and outputs (all zero).
+   *
+   * @param txid the batch's txid
+   * @param attempts how many attempts it took (1 when nothing failed)
+   * @param records how many records the spouts emitted in the committed attempt
+   * @param commitNanos how long the commit phase took
+   */
   public BatchReport(long txid, int attempts, long records, long commitNanos) {
     this(txid, attempts, records, commitNanos, 0, 0, 0, 0, 0);
   }

@@ -24,7 +24,9 @@ public final class Bytes implements Comparable<Bytes>, java.io.Serializable {
   private static final long serialVersionUID = 1L;
   private static final Bytes EMPTY = new Bytes(new byte[0]);
 
+  /** The bytes, owned by this instance and never modified. */
   private final byte[] bytes;
+  /** {@code Arrays.hashCode(bytes)}, computed once. */
   private final int hash;
 
   private Bytes(byte[] bytes) {
@@ -33,6 +35,9 @@ public final class Bytes implements Comparable<Bytes>, java.io.Serializable {
   }
 
   /**
+   * A byte string of a whole array.
+   *
+   * @param bytes the bytes; copied, so later changes to the array do not change the result
    * @return the byte string holding a copy of {@code bytes}
    * @throws NullPointerException if {@code bytes} is null
    */
@@ -42,6 +47,11 @@ public final class Bytes implements Comparable<Bytes>, java.io.Serializable {
   }
 
   /**
+   * A byte string of a range of an array.
+   *
+   * @param bytes the array holding the range, not null
+   * @param offset the index of the range's first byte
+   * @param length the number of bytes in the range, {@code >= 0}
    * @return the byte string of {@code length} bytes of {@code bytes} from {@code offset}, copied
    * @throws IndexOutOfBoundsException if the range is outside the array
    */
@@ -61,6 +71,9 @@ public final class Bytes implements Comparable<Bytes>, java.io.Serializable {
   }
 
   /**
+   * One byte of the string.
+   *
+   * @param index the byte's position, in {@code [0, size())}
    * @return the byte at {@code index}
    * @throws IndexOutOfBoundsException if {@code index} is outside {@code [0, size())}
    */

@@ -19,12 +19,27 @@ import io.epochal.api.Stable;
 @Stable
 public interface CombinerAggregator<T, V> {
 
-  /** The partial value of one record; never null. */
+  /**
+   * The partial value of one record.
+   *
+   * @param record a record of the batch
+   * @return the record's partial value, never null
+   */
   V init(T record);
 
-  /** Merges two partial values; never null. Associative and commutative. */
+  /**
+   * Merges two partial values. Associative and commutative.
+   *
+   * @param left a partial value (or the key's stored value)
+   * @param right another partial value
+   * @return the merged value, never null
+   */
   V combine(V left, V right);
 
-  /** The neutral element, the value of a key with no records. */
+  /**
+   * The neutral element, the value of a key with no records.
+   *
+   * @return the value {@code v} for which {@code combine(zero(), v)} equals {@code v}
+   */
   V zero();
 }

@@ -46,11 +46,15 @@ public final class Dedup {
    * The records of {@code stream} without duplicates by {@code id} within {@code windowBatches} batches; the records
    * kept keep their order per id (the first of each), not across ids (they are grouped by id first).
    *
+   * @param stream the stream to deduplicate
    * @param name the id state's name, unique among the pipeline's states
    * @param id the message id of a record (a key type of {@link Partitioner}: its partition holds the id's row); a null
    *     id fails the batch with {@link InvalidRecordException}
    * @param windowBatches how many txids after its first delivery an id still counts as seen, at least 1
    * @param seen the map state of ids (e.g. {@code TransactionalMap.factory(..)} or a table layout's factory)
+   * @param <T> the record type
+   * @param <I> the id type
+   * @return the stream of the kept records
    * @throws IllegalArgumentException if {@code windowBatches} is below 1
    * @throws NullPointerException if an argument is null
    */

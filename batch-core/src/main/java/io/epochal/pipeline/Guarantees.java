@@ -19,6 +19,10 @@ public final class Guarantees {
   }
 
   /**
+   * Whether a spout and a state deliver exactly-once together.
+   *
+   * @param spoutKind the spout's replay promise
+   * @param stateKind the state's replay behaviour
    * @param atomic whether the state commits its writes atomically with the batch (the epoch protocol)
    * @param spout the spout as {@code spout 'name' (KIND)}
    * @param state the state as {@code state 'name' (description)}
@@ -29,7 +33,13 @@ public final class Guarantees {
     return GuaranteeCheck.whyNot(spoutKind, stateKind, atomic, spout, state);
   }
 
-  /** @return the refusal message of {@code what} (e.g. {@code Storm topology 'wc'}) for reason {@code why} */
+  /**
+   * The message refusing a pairing, as {@code PipelineBuilder.build()} words it.
+   *
+   * @param what what is refused, e.g. {@code Storm topology 'wc'}
+   * @param why the reason, as {@link #whyNotExactlyOnce} returned it
+   * @return the refusal message of {@code what} for reason {@code why}
+   */
   public static String refusal(String what, String why) {
     return GuaranteeCheck.refusal(what, why);
   }

@@ -13,6 +13,13 @@ import java.util.Objects;
  */
 @Stable
 public record KeyValue<K, V>(K key, V value) {
+  /**
+   * Checks that neither component is null.
+   *
+   * @param key the key, not null
+   * @param value the value, not null
+   * @throws NullPointerException if the key or the value is null
+   */
   public KeyValue {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");

@@ -21,13 +21,23 @@ import java.util.function.Consumer;
 @Stable
 public interface KeyedProcessFunction<S extends State, K, T, R> {
 
-  /** Called once per partition and batch attempt before any {@link #process}, e.g. to load the keys in bulk. */
+  /**
+   * Called once per partition and batch attempt before any {@link #process}, e.g. to load the keys in bulk.
+   *
+   * @param state the partition's state, inside its {@code begin(epoch)..end()}
+   * @param batch the batch attempt being applied
+   * @param keys the partition's keys with records in the batch, each once
+   */
   default void begin(S state, BatchAttempt batch, List<K> keys) {
   }
 
   /**
    * Processes one key's records of the batch; emits zero or more records for that key.
    *
+   * @param state the partition's state, inside its {@code begin(epoch)..end()}
+   * @param batch the batch attempt being applied
+   * @param key the key being processed
+   * @param records the key's records in the batch, in emission order, at least one
    * @param out takes the emitted records; a null record is an {@link io.epochal.errors.InvalidRecordException}
    */
   void process(S state, BatchAttempt batch, K key, List<T> records, Consumer<? super R> out);
@@ -38,6 +48,8 @@ public interface KeyedProcessFunction<S extends State, K, T, R> {
    * batch}), e.g. to fire timers. Each record emitted through {@code out} is attached to the key given with it.
    * The default does nothing.
    *
+   * @param state the partition's state, inside its {@code begin(epoch)..end()}
+   * @param batch the batch attempt being applied
    * @param out takes (key, record) pairs; a null key or record is an {@link io.epochal.errors.InvalidRecordException}
    * @since 0.5.0
    */

@@ -14,6 +14,10 @@ import io.epochal.state.MapState;
 @Stable
 public interface MapStateRef<K, V> extends StateRef<MapState<K, V>> {
 
-  /** The new value of every key the batch updated, emitted after the update (Trident's {@code newValuesStream}). */
+  /**
+   * The new value of every key the batch updated, emitted after the update (Trident's {@code newValuesStream}).
+   *
+   * @return a stream of (key, value after the batch's update) pairs, one per key updated in the batch
+   */
   Stream<KeyValue<K, V>> newValuesStream();
 }

@@ -31,6 +31,9 @@ public final class Partitioner {
   }
 
   /**
+   * Hashes a key as every keyed node and state table does.
+   *
+   * @param key a key of a supported type (see above)
    * @return {@code farm_hash(key)}, the value of the {@code hash} column of the key's rows
    * @throws InvalidRecordException for a null key or an unsupported key type
    */
@@ -39,6 +42,10 @@ public final class Partitioner {
   }
 
   /**
+   * The partition a key goes to: the one whose range of hashes holds {@code farm_hash(key)}.
+   *
+   * @param key a key of a supported type (see above)
+   * @param partitions the number of partitions, at least 1
    * @return the partition of {@code key} among {@code partitions}, in {@code [0, partitions)}
    * @throws InvalidRecordException for a key {@link #hash} refuses (whatever the partition count)
    * @throws IllegalArgumentException if {@code partitions < 1}
@@ -48,6 +55,8 @@ public final class Partitioner {
   }
 
   /**
+   * A partitioner with a reusable hashing buffer.
+   *
    * @return a partitioner for a loop over many keys: same results and exceptions as {@link #partition}, faster for
    *     ASCII string keys (hashed from a reusable buffer instead of a new UTF-8 array per key)
    */
@@ -66,6 +75,10 @@ public final class Partitioner {
     }
 
     /**
+     * The partition a key goes to, as {@link Partitioner#partition} computes it.
+     *
+     * @param key a key of a supported type
+     * @param partitions the number of partitions, at least 1
      * @return the partition of {@code key} among {@code partitions}, as {@link Partitioner#partition}
      * @throws InvalidRecordException for a key {@link Partitioner#hash} refuses
      * @throws IllegalArgumentException if {@code partitions < 1}

@@ -44,6 +44,11 @@ public final class PipelineBuilder {
 
   /**
    * State partitions (default 1): keys are spread by contiguous ranges of {@code farm_hash(key)} ({@link Partitioner}).
+   *
+   * @param partitions the number of partitions of every keyed node and state, at least 1
+   * @return this builder
+   * @throws IllegalStateException if already set, or set after {@link #source}
+   * @throws IllegalArgumentException if {@code partitions < 1}
    */
   public PipelineBuilder partitions(int partitions) {
     requireUnset(this.partitions, "partitions");
@@ -54,7 +59,14 @@ public final class PipelineBuilder {
     return this;
   }
 
-  /** Worker threads for the process phase and per-partition commits (default 1: everything on the caller). */
+  /**
+   * Worker threads for the process phase and per-partition commits (default 1: everything on the caller).
+   *
+   * @param threads the number of worker threads, at least 1
+   * @return this builder
+   * @throws IllegalStateException if already set
+   * @throws IllegalArgumentException if {@code threads < 1}
+   */
   public PipelineBuilder threads(int threads) {
     requireUnset(this.threads, "threads");
     requirePositive(threads, "threads");
@@ -62,7 +74,14 @@ public final class PipelineBuilder {
     return this;
   }
 
-  /** Batches whose processing may overlap (default 1); commits stay in txid order. */
+  /**
+   * Batches whose processing may overlap (default 1); commits stay in txid order.
+   *
+   * @param maxBatchesInFlight the most batches started and not committed at once, at least 1
+   * @return this builder
+   * @throws IllegalStateException if already set
+   * @throws IllegalArgumentException if {@code maxBatchesInFlight < 1}
+   */
   public PipelineBuilder maxBatchesInFlight(int maxBatchesInFlight) {
     requireUnset(this.maxBatchesInFlight, "maxBatchesInFlight");
     requirePositive(maxBatchesInFlight, "maxBatchesInFlight");
@@ -70,35 +89,65 @@ public final class PipelineBuilder {
     return this;
   }
 
-  /** Retries of a failed batch (default {@link RetryPolicy#defaults()}). */
+  /**
+   * Retries of a failed batch (default {@link RetryPolicy#defaults()}).
+   *
+   * @param retryPolicy how often a failed batch is retried and how long to wait between attempts, not null
+   * @return this builder
+   * @throws IllegalStateException if already set
+   */
   public PipelineBuilder retryPolicy(RetryPolicy retryPolicy) {
     requireUnset(this.retryPolicy, "retryPolicy");
     this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
     return this;
   }
 
-  /** The required guarantee (default {@link Guarantee#EXACTLY_ONCE}); weaker ones are explicit opt-ins. */
+  /**
+   * The required guarantee (default {@link Guarantee#EXACTLY_ONCE}); weaker ones are explicit opt-ins.
+   *
+   * @param guarantee the delivery guarantee {@link #build()} checks the sources and states against, not null
+   * @return this builder
+   * @throws IllegalStateException if already set
+   */
   public PipelineBuilder guarantee(Guarantee guarantee) {
     requireUnset(this.guarantee, "guarantee");
     this.guarantee = Objects.requireNonNull(guarantee, "guarantee");
     return this;
   }
 
-  /** Where committed txids and spout metadata live (default: a new {@link InMemoryCheckpointStore}). */
+  /**
+   * Where committed txids and spout metadata live (default: a new {@link InMemoryCheckpointStore}).
+   *
+   * @param checkpointStore the store of the pipeline's checkpoint (and of its epochs' staging, if it offers any), not
+   *     null
+   * @return this builder
+   * @throws IllegalStateException if already set
+   */
   public PipelineBuilder checkpointStore(CheckpointStore checkpointStore) {
     requireUnset(this.checkpointStore, "checkpointStore");
     this.checkpointStore = Objects.requireNonNull(checkpointStore, "checkpointStore");
     return this;
   }
 
-  /** How the coordinator waits between retries (default {@link Sleeper#system()}); tests pass a virtual one. */
+  /**
+   * How the coordinator waits between retries (default {@link Sleeper#system()}); tests pass a virtual one.
+   *
+   * @param sleeper waits for the retry policy's backoffs, not null
+   * @return this builder
+   * @throws IllegalStateException if already set
+   */
   public PipelineBuilder sleeper(Sleeper sleeper) {
     requireUnset(this.sleeper, "sleeper");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     return this;
   }
 
-  /** Adds a listener (progress, metrics). */
+  /**
+   * Adds a listener (progress, metrics); may be called any number of times.
+   *
+   * @param listener called on the coordinator thread as batches commit or fail, not null
+   * @return this builder
+   */
   public PipelineBuilder listener(PipelineListener listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
     return this;
@@ -109,6 +158,9 @@ public final class PipelineBuilder {
    * txid is then one batch made of one batch of each source, and every source's metadata commits in the same epoch.
    * The guarantee check covers each source with each state its records reach.
    *
+   * @param spout the source's spout; its name must be unique among the pipeline's spouts
+   * @param <T> the record type
+   * @return the stream of the spout's records
    * @throws IllegalArgumentException if another source has the same spout name
    */
   public <T> Stream<T> source(Spout<T, ?> spout) {
@@ -120,6 +172,7 @@ public final class PipelineBuilder {
   /**
    * Builds the pipeline and loads its checkpoint.
    *
+   * @return the built pipeline, resuming after the checkpoint's committed txid; close it when done
    * @throws io.epochal.errors.GuaranteeNotDeliverableException if {@link Guarantee#EXACTLY_ONCE} is requested and
    *     the spout, a state or the store cannot deliver it (the message names the spout, the state and the fix)
    * @throws io.epochal.errors.StagingUnavailableException if a state needs a staging (e.g. a table state's

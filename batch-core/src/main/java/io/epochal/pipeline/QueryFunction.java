@@ -21,6 +21,13 @@ import java.util.List;
 @Stable
 public interface QueryFunction<S extends State, T, R> {
 
-  /** @return one result per record, in the records' order; a null result drops nothing: it is an error */
+  /**
+   * Reads the state for a partition's records.
+   *
+   * @param state the partition's state, inside its {@code begin(epoch)..end()}
+   * @param batch the batch attempt being applied
+   * @param records the partition's records reaching the query, in emission order
+   * @return one result per record, in the records' order; a null result drops nothing: it is an error
+   */
   List<R> batchRetrieve(S state, BatchAttempt batch, List<T> records);
 }

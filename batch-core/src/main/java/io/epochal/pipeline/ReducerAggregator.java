@@ -17,9 +17,19 @@ import io.epochal.api.Stable;
 @Stable
 public interface ReducerAggregator<T, V> {
 
-  /** The value of a key that has none yet. */
+  /**
+   * The value of a key that has none yet.
+   *
+   * @return the starting value of the fold for a key without a stored value
+   */
   V init();
 
-  /** Folds one record into a value; never null. */
+  /**
+   * Folds one record into a value.
+   *
+   * @param current the key's value so far: the stored value, {@link #init()}, or the previous record's result
+   * @param record the key's next record, in emission order
+   * @return the value with {@code record} folded in, never null
+   */
   V reduce(V current, T record);
 }

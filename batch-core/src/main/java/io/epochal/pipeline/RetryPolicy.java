@@ -18,6 +18,14 @@ import java.util.Objects;
 @Stable
 public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
 
+  /**
+   * Validates: at least one attempt, {@code 0 <= initialBackoff <= maxBackoff}.
+   *
+   * @param maxAttempts attempts per txid, at least 1
+   * @param initialBackoff wait after the first failed attempt, not negative
+   * @param maxBackoff the longest wait, not less than {@code initialBackoff}
+   * @throws IllegalArgumentException if {@code maxAttempts < 1} or the backoffs are out of order
+   */
   public RetryPolicy {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
@@ -30,17 +38,31 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
     }
   }
 
-  /** 10 attempts, backoff from 10 ms to 1 s. */
+  /**
+   * 10 attempts, backoff from 10 ms to 1 s.
+   *
+   * @return the default policy
+   */
   public static RetryPolicy defaults() {
     return new RetryPolicy(10, Duration.ofMillis(10), Duration.ofSeconds(1));
   }
 
-  /** {@code maxAttempts} attempts without waiting (for tests). */
+  /**
+   * {@code maxAttempts} attempts without waiting (for tests).
+   *
+   * @param maxAttempts attempts per txid, at least 1
+   * @return a policy with zero backoff
+   */
   public static RetryPolicy immediate(int maxAttempts) {
     return new RetryPolicy(maxAttempts, Duration.ZERO, Duration.ZERO);
   }
 
-  /** The wait after failed attempt number {@code attempt} (from 1). */
+  /**
+   * The wait after failed attempt number {@code attempt} (from 1): {@code initial * 2^(attempt-1)}, capped.
+   *
+   * @param attempt the failed attempt's number, from 1 (values below 1 count as 1)
+   * @return the wait, at most {@code maxBackoff}; zero if {@code initialBackoff} is zero
+   */
   public Duration backoffAfter(int attempt) {
     if (initialBackoff.isZero()) {
       return Duration.ZERO;

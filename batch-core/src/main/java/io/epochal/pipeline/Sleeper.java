@@ -12,10 +12,19 @@ import java.time.Duration;
 @Stable
 public interface Sleeper {
 
-  /** Waits for {@code duration}. */
+  /**
+   * Waits for {@code duration}.
+   *
+   * @param duration how long to wait, not negative
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
   void sleep(Duration duration) throws InterruptedException;
 
-  /** Sleeps with {@link Thread#sleep(long)}. */
+  /**
+   * Sleeps with {@link Thread#sleep(long)}.
+   *
+   * @return a sleeper that blocks the calling thread for real (and not at all for a zero duration)
+   */
   static Sleeper system() {
     return d -> {
       if (!d.isZero()) {

@@ -14,6 +14,10 @@ import io.epochal.state.State;
 @Stable
 public interface StateRef<S extends State> {
 
-  /** The state's name, unique within the pipeline. */
+  /**
+   * The state's name, unique within the pipeline.
+   *
+   * @return the name the state was declared with (also its table's name)
+   */
   String name();
 }

@@ -18,6 +18,12 @@ import java.util.List;
 @Stable
 public interface StateUpdater<S extends State, T> {
 
-  /** @param records this partition's records of the batch, in emission order, never empty */
+  /**
+   * Writes the records into the state.
+   *
+   * @param state the partition's state, inside its {@code begin(epoch)..end()}
+   * @param batch the batch attempt being applied
+   * @param records this partition's records of the batch, in emission order, never empty
+   */
   void updateState(S state, BatchAttempt batch, List<T> records);
 }

@@ -64,6 +64,11 @@ public final class OutboxSink<T> implements PartitionedSink<T> {
   /**
    * An outbox sink publishing to {@code publisher}, keeping records in the outbox encoded by {@code codec} (which must
    * decode in the next process what this one encoded).
+   *
+   * @param publisher the external system the records are published to, not null
+   * @param codec encodes the records into the outbox, not null
+   * @param <T> the record type
+   * @return a new sink over {@code publisher}, to add to a stream with {@code stream.to(name, sink)}
    */
   public static <T> OutboxSink<T> of(Publisher<T> publisher, Codec<T> codec) {
     return new OutboxSink<>(publisher, codec);

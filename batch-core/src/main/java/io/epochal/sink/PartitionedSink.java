@@ -16,7 +16,14 @@ import java.util.List;
 @Stable
 public interface PartitionedSink<T> extends Sink<T> {
 
-  /** Stages the records of one partition of attempt {@code epoch}; see {@link Sink#stage}. */
+  /**
+   * Stages the records of one partition of attempt {@code epoch}; see {@link Sink#stage}. May be called for several
+   * partitions of one attempt concurrently.
+   *
+   * @param epoch the epoch of the batch attempt the records belong to
+   * @param partition the partition of the records, in {@code [0, partitions)} of the pipeline
+   * @param records the partition's records of the batch, in stream order
+   */
   void stage(Epoch epoch, int partition, List<T> records);
 
   /** Stages every record as partition 0. */

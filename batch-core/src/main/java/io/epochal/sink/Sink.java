@@ -31,6 +31,8 @@ public interface Sink<T> extends AutoCloseable {
    * publishes from the checkpoint's outbox ({@link OutboxSink}) publishes here what the previous process committed
    * but did not publish. The default does nothing.
    *
+   * @param context the sink's name, the pipeline's partitions, the last committed txid and this sink's recovered
+   *     outbox entries
    * @throws RuntimeException if the sink cannot start; the pipeline's run fails with it
    */
   default void open(SinkContext context) {
@@ -40,6 +42,8 @@ public interface Sink<T> extends AutoCloseable {
    * Whether this sink stages its outputs in the epoch's {@link io.epochal.store.Outbox} (kept in the checkpoint
    * until published): a pipeline with such a sink is refused, when it is built, on a checkpoint store that
    * {@linkplain io.epochal.store.CheckpointStore#keepsOutbox() keeps no outbox}. The default is false.
+   *
+   * @return true if the sink stages in the epoch's outbox
    */
   default boolean needsOutbox() {
     return false;
@@ -48,19 +52,27 @@ public interface Sink<T> extends AutoCloseable {
   /**
    * Stages the records of attempt {@code epoch} (in stream order; for a grouped stream, partition by partition).
    * Nothing staged may be visible before {@link #afterCommit}.
+   *
+   * @param epoch the epoch of the batch attempt the records belong to
+   * @param records the batch's records reaching this sink; empty for a batch without any
    */
   void stage(Epoch epoch, List<T> records);
 
   /**
    * The epoch of batch {@code txid} committed durably: publish what was staged for it. The default does nothing.
    *
+   * @param txid the committed batch's txid
    * @throws RuntimeException if publishing failed: the pipeline stops with a
    *     {@link io.epochal.errors.SinkPublishException} (the batch stays committed)
    */
   default void afterCommit(long txid) {
   }
 
-  /** The current attempt of batch {@code txid} failed: drop what was staged for it. The default does nothing. */
+  /**
+   * The current attempt of batch {@code txid} failed: drop what was staged for it. The default does nothing.
+   *
+   * @param txid the txid of the failed attempt's batch; it is replayed and staged again under the same txid
+   */
   default void abort(long txid) {
   }
 
@@ -72,7 +84,11 @@ public interface Sink<T> extends AutoCloseable {
   default void close() {
   }
 
-  /** A short description for errors and logs. */
+  /**
+   * A short description for errors and logs.
+   *
+   * @return a description naming the sink (by default the simple name of its class)
+   */
   default String describe() {
     return getClass().getSimpleName();
   }

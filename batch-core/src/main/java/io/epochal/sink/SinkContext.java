@@ -25,6 +25,13 @@ public record SinkContext(String pipeline, String sink, int partitions, long com
     List<OutboxEntry> recovered) {
 
   /**
+   * Checks the components and copies {@code recovered}.
+   *
+   * @param pipeline the pipeline's name, not null
+   * @param sink the sink's name in the pipeline, not null
+   * @param partitions the pipeline's partition count, at least 1
+   * @param committedTxid the last committed txid, {@code >= 0}, 0 if none
+   * @param recovered this sink's outbox entries of batch {@code committedTxid}; copied
    * @throws IllegalArgumentException if {@code partitions < 1}, {@code committedTxid < 0}, or an entry is of another
    *     sink or txid
    */

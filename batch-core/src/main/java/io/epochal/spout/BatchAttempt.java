@@ -10,6 +10,13 @@ import io.epochal.api.Stable;
  */
 @Stable
 public record BatchAttempt(long txid, int attempt) {
+  /**
+   * Checks both numbers.
+   *
+   * @param txid the batch's txid, {@code >= 1}
+   * @param attempt the attempt number at that txid, {@code >= 1} (1 for the first attempt)
+   * @throws IllegalArgumentException if either is below 1
+   */
   public BatchAttempt {
     if (txid < 1) {
       throw new IllegalArgumentException("txid must be >= 1, was " + txid);

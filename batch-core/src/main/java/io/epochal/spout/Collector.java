@@ -15,6 +15,7 @@ public interface Collector<T> {
   /**
    * Adds a record to the batch.
    *
+   * @param record the record, not null; it belongs to the batch attempt this collector was handed for
    * @throws io.epochal.errors.InvalidRecordException if {@code record} is null (records are never dropped)
    */
   void emit(T record);

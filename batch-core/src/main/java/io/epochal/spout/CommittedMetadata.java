@@ -36,12 +36,22 @@ public final class CommittedMetadata<P> {
     }
   }
 
-  /** Remembers the metadata of batch {@code txid} (a replay replaces it) until it commits. */
+  /**
+   * Remembers the metadata of batch {@code txid} (a replay replaces it) until it commits.
+   *
+   * @param txid the batch's txid
+   * @param metadata the metadata cut or emitted for that batch, not null
+   */
   public synchronized void remember(long txid, PartitionedMetadata<P> metadata) {
     inFlight.put(txid, Objects.requireNonNull(metadata, "metadata"));
   }
 
-  /** Batch {@code txid} committed: its metadata becomes {@link #last()}; older batches are forgotten. */
+  /**
+   * Batch {@code txid} committed: its metadata becomes {@link #last()}; older batches are forgotten. A txid never
+   * {@linkplain #remember remembered} here leaves {@link #last()} unchanged.
+   *
+   * @param txid the committed batch's txid, as given to {@code success(txid)}
+   */
   public synchronized void committed(long txid) {
     PartitionedMetadata<P> metadata = inFlight.get(txid);
     inFlight.headMap(txid, true).clear();

@@ -15,10 +15,20 @@ import io.epochal.codec.Codecs;
 @Stable
 public non-sealed interface NonTransactionalSpout<T> extends Spout<T, byte[]> {
 
-  /** Coordinator part: whether a new batch {@code txid} should start now. */
+  /**
+   * Coordinator part: whether a new batch {@code txid} should start now.
+   *
+   * @param txid the txid the new batch would get
+   * @return true to start batch {@code txid} now; false if nothing is available now
+   */
   boolean isReady(long txid);
 
-  /** Emitter part: emits the records available now. */
+  /**
+   * Emitter part: emits the records available now.
+   *
+   * @param attempt the batch attempt the records go to
+   * @param out receives the records; valid for this call only
+   */
   void emit(BatchAttempt attempt, Collector<T> out);
 
   @Override

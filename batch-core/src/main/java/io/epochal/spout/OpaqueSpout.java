@@ -19,14 +19,18 @@ public non-sealed interface OpaqueSpout<T, M> extends Spout<T, M> {
   /**
    * Coordinator part: whether a new batch {@code txid} should start after {@code previous} (data is available).
    *
+   * @param txid the txid the new batch would get
    * @param previous the position after batch {@code txid - 1}, empty before the very first batch
+   * @return true to start batch {@code txid} now; false if no data follows {@code previous} yet
    */
   boolean isReady(long txid, Optional<M> previous);
 
   /**
    * Emitter part: emits the records following {@code previous}.
    *
+   * @param attempt the batch attempt the records go to
    * @param previous the position after batch {@code txid - 1} (the committed one when {@code txid} is replayed)
+   * @param out receives the records; valid for this call only
    * @return the position after the emitted records; {@code previous}'s value if nothing was emitted
    */
   M emit(BatchAttempt attempt, Optional<M> previous, Collector<T> out);

@@ -18,7 +18,13 @@ import io.epochal.api.Stable;
 @Stable
 public record PartitionLag(long end, long committed) {
 
-  /** @throws IllegalArgumentException if a position is negative */
+  /**
+   * Checks both positions.
+   *
+   * @param end the offset after the last record of the partition now, {@code >= 0}
+   * @param committed the offset the last committed batch ends at, {@code >= 0}
+   * @throws IllegalArgumentException if a position is negative
+   */
   public PartitionLag {
     if (end < 0 || committed < 0) {
       throw new IllegalArgumentException("Positions must be >= 0: end " + end + ", committed " + committed);

@@ -49,6 +49,8 @@ public record PartitionedMetadata<P>(SortedMap<String, P> partitions, SortedSet<
   /**
    * Copies and checks the components.
    *
+   * @param partitions the latest metadata of every partition that has had data, by partition name
+   * @param inBatch the partitions whose entry is new in this batch, a subset of {@code partitions}' keys
    * @throws NullPointerException if a component, a name or a value is {@code null}
    * @throws IllegalArgumentException if {@code inBatch} names a partition absent from {@code partitions}
    */

@@ -18,16 +18,32 @@ import io.epochal.codec.Codec;
 @Stable
 public sealed interface Spout<T, M> permits TransactionalSpout, OpaqueSpout, NonTransactionalSpout {
 
-  /** A name unique within the pipeline, used in logs, errors and as the key of its persisted metadata. */
+  /**
+   * The spout's name.
+   *
+   * @return a name unique within the pipeline, used in logs, errors and as the key of its persisted metadata
+   */
   String name();
 
-  /** The replay promise of this spout. */
+  /**
+   * The replay promise of this spout; the pipeline's guarantee checks read it.
+   *
+   * @return the kind matching the sub-interface implemented
+   */
   SpoutKind kind();
 
-  /** Encodes the metadata so that it can be committed with the batch and read back after a restart. */
+  /**
+   * Encodes the metadata so that it can be committed with the batch and read back after a restart.
+   *
+   * @return the codec of the batch metadata; it must decode what earlier runs of the pipeline committed
+   */
   Codec<M> metadataCodec();
 
-  /** The batch {@code txid} is committed: every state and the coordinator recorded it. */
+  /**
+   * The batch {@code txid} is committed: every state and the coordinator recorded it.
+   *
+   * @param txid the committed batch's txid; calls come in increasing txid order
+   */
   default void success(long txid) {
   }
 

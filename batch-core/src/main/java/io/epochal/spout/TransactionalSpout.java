@@ -20,6 +20,7 @@ public non-sealed interface TransactionalSpout<T, M> extends Spout<T, M> {
   /**
    * Coordinator part: fixes the metadata of new batch {@code txid}.
    *
+   * @param txid the txid of the new batch
    * @param previous the metadata of batch {@code txid - 1}, empty before the very first batch
    * @return the new batch's metadata, or empty when no new data is available now
    */
@@ -28,6 +29,9 @@ public non-sealed interface TransactionalSpout<T, M> extends Spout<T, M> {
   /**
    * Emitter part: emits the records of the batch described by {@code metadata}. Deterministic.
    *
+   * @param attempt the batch attempt the records go to (a replay has the same txid and a higher attempt)
+   * @param metadata the batch's metadata, as fixed by {@link #nextBatch} for {@code attempt.txid()}
+   * @param out receives the records; valid for this call only
    * @throws io.epochal.errors.SourceChangedException if the input behind {@code metadata} changed
    */
   void emit(BatchAttempt attempt, M metadata, Collector<T> out);

@@ -39,7 +39,10 @@ public interface Epoch {
    * The staging of type {@code type} this epoch offers, e.g. {@code io.epochal.store.table.EpochBuffer} when the
    * pipeline's checkpoint store is a table checkpoint store.
    *
-   * @return empty when the pipeline's checkpoint store stages nothing of that type
+   * @param type the staging type the state needs
+   * @param <T> the staging type
+   * @return the staging, an instance of {@code type}; empty when the pipeline's checkpoint store stages nothing of
+   *     that type
    */
   <T> Optional<T> staging(Class<T> type);
 
@@ -59,6 +62,8 @@ public interface Epoch {
    * attempt under the same txid does not prove the replay's records are in it; the map then applies the update to the
    * stored value, which may count the failed attempt's records twice and never loses the replay's.
    *
+   * @return true if a cell already written for this epoch's txid must not be updated again; false to apply the
+   *     update to it
    * @since 0.6.0
    */
   default boolean skipsAppliedCells() {
@@ -70,6 +75,9 @@ public interface Epoch {
    * Epochal pipeline (unit tests, benchmarks, a Storm topology passing Trident's txid). The caller vouches for the
    * txid order, as the engine does.
    *
+   * @param pipeline the pipeline's name, not null
+   * @param attempt the batch attempt the epoch is for, not null
+   * @return a new writable epoch without staging, skipping applied cells
    * @throws NullPointerException if an argument is null
    */
   static Epoch of(String pipeline, BatchAttempt attempt) {
@@ -81,7 +89,9 @@ public interface Epoch {
    * {@code committedTxid + 1} (attempt 1), it offers no staging (table-backed states then read committed rows), and map
    * states refuse writes in it. Begin a state with it to read results outside a batch, then {@link State#end()}.
    *
+   * @param pipeline the pipeline's name, not null
    * @param committedTxid the last committed txid, at least 0 (0: nothing committed yet)
+   * @return a new read-only epoch of txid {@code committedTxid + 1}
    * @throws IllegalArgumentException if {@code committedTxid} is negative or {@link Long#MAX_VALUE}
    */
   static Epoch readAfter(String pipeline, long committedTxid) {

@@ -17,7 +17,10 @@ public interface EpochSource {
    * The staging of type {@code type} the pipeline's epochs offer, known before any batch (what a state factory binds
    * its state to, e.g. the tables' store of an {@code EpochBuffer}).
    *
-   * @return empty when the pipeline's checkpoint store stages nothing of that type
+   * @param type the staging type the state needs
+   * @param <T> the staging type
+   * @return the staging, an instance of {@code type}; empty when the pipeline's checkpoint store stages nothing of
+   *     that type
    */
   <T> Optional<T> staging(Class<T> type);
 

@@ -18,6 +18,12 @@ import java.util.Objects;
 public abstract class ForwardingBackingMap<K, C> implements IBackingMap<K, C> {
   private final IBackingMap<K, C> delegate;
 
+  /**
+   * A layer over {@code delegate}.
+   *
+   * @param delegate the wrapped map, which receives every call not overridden; not null
+   * @throws NullPointerException if {@code delegate} is null
+   */
   protected ForwardingBackingMap(IBackingMap<K, C> delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }

@@ -18,6 +18,12 @@ import java.util.Objects;
 public abstract class ForwardingMapState<K, V> implements MapState<K, V> {
   private final MapState<K, V> delegate;
 
+  /**
+   * A layer over {@code delegate}.
+   *
+   * @param delegate the wrapped state, which receives every call not overridden; not null
+   * @throws NullPointerException if {@code delegate} is null
+   */
   protected ForwardingMapState(MapState<K, V> delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }

@@ -26,6 +26,9 @@ import java.util.Map;
 public interface IBackingMap<K, C> {
 
   /**
+   * Reads the stored cells of the given keys.
+   *
+   * @param keys the keys to read, not null
    * @return an unmodifiable map of the given keys that have a stored cell; missing keys are absent
    * @throws NullPointerException if {@code keys} or one of its elements is null
    * @throws io.epochal.errors.StoreException if the store cannot be read
@@ -35,6 +38,7 @@ public interface IBackingMap<K, C> {
   /**
    * Stores the given cells.
    *
+   * @param cells the cell to store for each key, replacing any stored cell of that key
    * @throws NullPointerException if {@code cells}, a key or a cell is null
    * @throws io.epochal.errors.StoreException if the store cannot be written; some cells may have been written
    */
@@ -44,6 +48,7 @@ public interface IBackingMap<K, C> {
    * The state over this map starts applying the batch of {@code epoch} (every earlier batch is durably committed,
    * unless the epoch is {@linkplain Epoch#readOnly read-only}).
    *
+   * @param epoch the epoch of the batch attempt being applied (or a read-only epoch)
    * @since 0.5.0
    */
   default void begin(Epoch epoch) {
@@ -67,7 +72,11 @@ public interface IBackingMap<K, C> {
   default void abort() {
   }
 
-  /** A short description of the store used in error messages; the default is the class name. */
+  /**
+   * A short description of the store used in error messages; the default is the class name.
+   *
+   * @return a description naming the store and, where it has one, its table
+   */
   default String describe() {
     return getClass().getSimpleName();
   }

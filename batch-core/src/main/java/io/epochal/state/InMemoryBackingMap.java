@@ -24,11 +24,16 @@ public final class InMemoryBackingMap<K, C> implements IBackingMap<K, C> {
   private final ConcurrentHashMap<K, C> cells = new ConcurrentHashMap<>();
   private final String name;
 
+  /** An empty store named {@code "in-memory"} in error messages. */
   public InMemoryBackingMap() {
     this("in-memory");
   }
 
-  /** @param name the name shown in error messages */
+  /**
+   * An empty store.
+   *
+   * @param name the name shown in error messages, not null
+   */
   public InMemoryBackingMap(String name) {
     this.name = Objects.requireNonNull(name, "name");
   }
@@ -51,7 +56,11 @@ public final class InMemoryBackingMap<K, C> implements IBackingMap<K, C> {
         cells.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(cell, "cell")));
   }
 
-  /** Removes the given keys. */
+  /**
+   * Removes the given keys and their cells, at once for each key (not atomically for all); absent keys are ignored.
+   *
+   * @param keys the keys to remove, none null
+   */
   public void multiRemove(Collection<? extends K> keys) {
     keys.forEach(cells::remove);
   }

@@ -20,6 +20,7 @@ public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
    * Applies one updater per key for the open epoch's batch. A second call for the same key within one attempt builds
    * on the first call's result.
    *
+   * @param updaters for each key, the function from its value before the update (empty if none) to its new value
    * @return an unmodifiable map of every given key to its value after the update
    * @throws NullPointerException if an argument or an updater is null
    * @throws IllegalStateException if no epoch is open, or the open epoch is {@linkplain Epoch#readOnly read-only}
@@ -32,6 +33,7 @@ public interface MapState<K, V> extends ReadOnlyMapState<K, V> {
   /**
    * Replaces the values of the given keys for the open epoch's batch.
    *
+   * @param values the new value of each key, replacing whatever it had
    * @throws NullPointerException if an argument is null
    * @throws IllegalStateException if no epoch is open, or the open epoch is {@linkplain Epoch#readOnly read-only}
    * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key or a value is null, or a key has no

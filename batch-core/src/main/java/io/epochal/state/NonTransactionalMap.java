@@ -34,12 +34,26 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
     this.open = new OpenEpoch("NonTransactionalMap over " + backing.describe());
   }
 
-  /** Layers the non-transactional rule over a store. */
+  /**
+   * Layers the non-transactional rule over a store.
+   *
+   * @param backing the store of the plain values, not null
+   * @param <K> the key type
+   * @param <V> the value type
+   * @return a new map over {@code backing}, with no epoch open
+   */
   public static <K, V> NonTransactionalMap<K, V> over(IBackingMap<K, V> backing) {
     return new NonTransactionalMap<>(backing);
   }
 
-  /** A factory making one map per partition over the same store. */
+  /**
+   * A factory making one map per partition over the same store.
+   *
+   * @param backing the store every partition's map reads and writes, not null
+   * @param <K> the key type
+   * @param <V> the value type
+   * @return a factory of kind {@code NON_TRANSACTIONAL}, needing no staging
+   */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, V> backing) {
     Objects.requireNonNull(backing, "backing");
     return new StateFactory<>() {

@@ -20,6 +20,7 @@ public interface ReadOnlyMapState<K, V> extends State {
    * value from before the batch for a key that an earlier failed attempt of the batch wrote). To read committed
    * values outside a pipeline, begin a read-only epoch ({@link Epoch#readAfter}).
    *
+   * @param keys the keys to read
    * @return an unmodifiable map holding the keys that have a value; absent keys have none
    * @throws NullPointerException if {@code keys} is null
    * @throws IllegalStateException if no epoch is open (outside {@code begin..end})

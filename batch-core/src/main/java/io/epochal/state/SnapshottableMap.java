@@ -36,12 +36,21 @@ public final class SnapshottableMap<K, V> implements MapState<K, V> {
     return Optional.ofNullable(delegate.multiGet(List.of(globalKey)).get(globalKey));
   }
 
-  /** Updates the global value for the open epoch's batch; returns the new value. */
+  /**
+   * Updates the global value for the open epoch's batch; returns the new value.
+   *
+   * @param updater the function from the global value before the update (empty if none) to its new value
+   * @return the global value after the update
+   */
   public V update(ValueUpdater<V> updater) {
     return delegate.multiUpdate(Map.of(globalKey, updater)).get(globalKey);
   }
 
-  /** Replaces the global value for the open epoch's batch. */
+  /**
+   * Replaces the global value for the open epoch's batch.
+   *
+   * @param value the new global value, not null
+   */
   public void set(V value) {
     delegate.multiPut(Map.of(globalKey, value));
   }

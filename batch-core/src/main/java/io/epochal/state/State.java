@@ -25,6 +25,7 @@ public interface State {
    * Starts applying the batch of {@code epoch} to this partition. Clears anything cached for a previous batch or
    * attempt. The engine checked the epoch's txid when it opened it; states trust it.
    *
+   * @param epoch the epoch of the batch attempt to apply (a read-only epoch to read outside a batch)
    * @throws NullPointerException if {@code epoch} is null
    */
   void begin(Epoch epoch);

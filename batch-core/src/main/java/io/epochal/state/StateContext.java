@@ -20,6 +20,16 @@ import java.util.Optional;
 @Stable
 public record StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions,
     EpochSource epochs) {
+  /**
+   * Checks the components.
+   *
+   * @param pipeline the pipeline's name, not null
+   * @param stateName the state's name, unique within the pipeline, not null
+   * @param partitionIndex this partition, in {@code [0, numPartitions)}
+   * @param numPartitions the number of state partitions, at least 1
+   * @param epochs the epochs of the pipeline, not null
+   * @throws IllegalArgumentException if the partition is out of range
+   */
   public StateContext {
     Objects.requireNonNull(pipeline, "pipeline");
     Objects.requireNonNull(stateName, "stateName");
@@ -30,12 +40,24 @@ public record StateContext(String pipeline, String stateName, int partitionIndex
     }
   }
 
-  /** A context outside a pipeline's run: its epochs offer no staging. */
+  /**
+   * A context outside a pipeline's run: its epochs offer no staging.
+   *
+   * @param pipeline the pipeline's name, not null
+   * @param stateName the state's name, unique within the pipeline, not null
+   * @param partitionIndex this partition, in {@code [0, numPartitions)}
+   * @param numPartitions the number of state partitions, at least 1
+   * @throws IllegalArgumentException if the partition is out of range
+   */
   public StateContext(String pipeline, String stateName, int partitionIndex, int numPartitions) {
     this(pipeline, stateName, partitionIndex, numPartitions, EpochSource.none());
   }
 
   /**
+   * The staging a state of this partition binds to.
+   *
+   * @param type the staging type the state needs, not null
+   * @param <T> the staging type
    * @return the staging of type {@code type} the pipeline's epochs offer ({@link EpochSource#staging}), known before
    *     any batch; empty outside a pipeline or when the pipeline's checkpoint store offers none of that type
    */

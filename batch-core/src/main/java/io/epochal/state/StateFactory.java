@@ -15,10 +15,19 @@ import io.epochal.api.Stable;
 @Stable
 public interface StateFactory<S extends State> {
 
-  /** Makes the state of one partition. Called once per partition when a pipeline starts. */
+  /**
+   * Makes the state of one partition. Called once per partition when a pipeline starts.
+   *
+   * @param context the pipeline, the state's name, the partition and what the pipeline's epochs offer
+   * @return a new state for that partition, with no epoch open
+   */
   S makeState(StateContext context);
 
-  /** The replay behaviour of the states this factory makes. */
+  /**
+   * The replay behaviour of the states this factory makes.
+   *
+   * @return the kind the pipeline builder checks the delivery guarantee with
+   */
   StateKind kind();
 
   /**
@@ -26,6 +35,8 @@ public interface StateFactory<S extends State> {
    * {@code EpochBuffer} for table-backed states. The pipeline builder refuses a checkpoint store that does not offer
    * it with {@link io.epochal.errors.StagingUnavailableException}, instead of losing the writes. The default is
    * empty: the state writes through on its own. A wrapping factory forwards it.
+   *
+   * @return the staging type the states need; empty if they need none
    */
   default java.util.Optional<Class<? extends Staging>> staging() {
     return java.util.Optional.empty();
@@ -37,13 +48,18 @@ public interface StateFactory<S extends State> {
    * bookkeeping (a replay undoing what the partition committed) needs it. The default is false: a partition is only
    * given the batches that reach it.
    *
+   * @return true if every partition must be given every batch
    * @since 0.4.0
    */
   default boolean takesEveryBatch() {
     return false;
   }
 
-  /** A short human description used in error messages, e.g. {@code "OpaqueMap over InMemoryBackingMap"}. */
+  /**
+   * A short human description used in error messages, e.g. {@code "OpaqueMap over InMemoryBackingMap"}.
+   *
+   * @return the description; the default is the class's simple name and the kind
+   */
   default String describe() {
     return getClass().getSimpleName() + " (" + kind() + ")";
   }

@@ -23,7 +23,14 @@ public final class States {
   private States() {
   }
 
-  /** Starts a composition over {@code store}. */
+  /**
+   * Starts a composition over {@code store}.
+   *
+   * @param store the store at the bottom of the composition, not null
+   * @param <K> the key type
+   * @param <C> the cell type
+   * @return a composition with no layer yet
+   */
   public static <K, C> Composition<K, C> over(IBackingMap<K, C> store) {
     return new Composition<>(Objects.requireNonNull(store, "store"));
   }
@@ -41,7 +48,13 @@ public final class States {
       this.map = map;
     }
 
-    /** Adds a {@link CachedMap} of {@code maximumSize} cells over what was composed so far. */
+    /**
+     * Adds a {@link CachedMap} of {@code maximumSize} cells over what was composed so far.
+     *
+     * @param maximumSize the number of cells the cache keeps, at least 1
+     * @return a new composition with the cache on top; this one is unchanged
+     * @throws IllegalArgumentException if {@code maximumSize < 1}
+     */
     public Composition<K, C> cached(long maximumSize) {
       return new Composition<>(new CachedMap<>(map, maximumSize));
     }
@@ -49,6 +62,8 @@ public final class States {
     /**
      * Adds a layer over what was composed so far; it must forward the lifecycle (extend {@link ForwardingBackingMap}).
      *
+     * @param layer makes the layer from the map composed so far
+     * @return a new composition with the layer on top; this one is unchanged
      * @throws NullPointerException if the layer returns null
      */
     public Composition<K, C> layer(UnaryOperator<IBackingMap<K, C>> layer) {
@@ -63,6 +78,11 @@ public final class States {
     /**
      * Applies the txid rule, e.g. {@code TransactionalMap::factory}, {@code OpaqueMap::factory} or
      * {@code NonTransactionalMap::factory}.
+     *
+     * @param rule makes the state factory from the composed map
+     * @param <S> the state type
+     * @return the factory {@code rule} returned
+     * @throws NullPointerException if the rule returns null
      */
     public <S extends State> StateFactory<S> as(Function<? super IBackingMap<K, C>, ? extends StateFactory<S>> rule) {
       return Objects.requireNonNull(rule.apply(map), "the rule returned null");

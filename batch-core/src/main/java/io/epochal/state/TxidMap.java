@@ -69,7 +69,14 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
    * A factory making one map per partition over the same store, described as {@code mapName over <store>}; the
    * table name is the state's name.
    *
+   * @param mapName the map's name in the factory's description, e.g. {@code "OpaqueMap"}
+   * @param kind the replay behaviour of the maps, as the factory declares it
+   * @param backing the store every partition's map reads and writes
    * @param over makes the map over a store and a table name
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param <C> the stored cell type
+   * @return a factory that needs no staging
    * @throws NullPointerException if an argument is null
    */
   protected static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,
@@ -81,7 +88,14 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
    * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
    * partition's context (a null store fails {@code makeState} naming the context); the table name is the state's name.
    *
+   * @param mapName the map's name in the factory's description, e.g. {@code "OpaqueMap"}
+   * @param kind the replay behaviour of the maps, as the factory declares it
+   * @param backingPerPartition gives the store of each partition's map, from the partition's context
    * @param over makes the map over a store and a table name
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param <C> the stored cell type
+   * @return a factory that needs no staging
    * @throws NullPointerException if an argument is null
    */
   protected static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,

@@ -34,6 +34,14 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   public static final Checkpoint EMPTY = new Checkpoint(0, new byte[0], new TreeMap<>());
 
   /**
+   * Checks the components and copies {@code pendingMetadata} and {@code outbox} (the byte arrays are not copied).
+   *
+   * @param committedTxid the last committed txid, {@code >= 0}, 0 if none
+   * @param committedMetadata the encoded spout metadata of batch {@code committedTxid}; empty array if none
+   * @param pendingMetadata encoded metadata of started, uncommitted batches, by txid, each above {@code committedTxid}
+   * @param attemptCeiling the highest attempt number any run reserved, {@code >= 0}
+   * @param txidWindow the most batches in flight any run reserved, {@code >= 0}
+   * @param outbox the sink outputs of batch {@code committedTxid}, each entry of that txid
    * @throws IllegalArgumentException if a number is negative, a pending txid is not after {@code committedTxid}, or
    *     an outbox entry is not of batch {@code committedTxid}
    * @throws NullPointerException if an argument is null
@@ -61,24 +69,48 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
     }
   }
 
-  /** A checkpoint with an empty outbox. */
+  /**
+   * A checkpoint with an empty outbox.
+   *
+   * @param committedTxid the last committed txid, {@code >= 0}, 0 if none
+   * @param committedMetadata the encoded spout metadata of batch {@code committedTxid}; empty array if none
+   * @param pendingMetadata encoded metadata of started, uncommitted batches, by txid, each above {@code committedTxid}
+   * @param attemptCeiling the highest attempt number any run reserved, {@code >= 0}
+   * @param txidWindow the most batches in flight any run reserved, {@code >= 0}
+   */
   public Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata,
       long attemptCeiling, long txidWindow) {
     this(committedTxid, committedMetadata, pendingMetadata, attemptCeiling, txidWindow, List.of());
   }
 
-  /** A checkpoint without an attempt reservation. */
+  /**
+   * A checkpoint without an attempt reservation and with an empty outbox.
+   *
+   * @param committedTxid the last committed txid, {@code >= 0}, 0 if none
+   * @param committedMetadata the encoded spout metadata of batch {@code committedTxid}; empty array if none
+   * @param pendingMetadata encoded metadata of started, uncommitted batches, by txid, each above {@code committedTxid}
+   */
   public Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap<Long, byte[]> pendingMetadata) {
     this(committedTxid, committedMetadata, pendingMetadata, 0, 0);
   }
 
-  /** @return this checkpoint with the attempt reservation raised to at least the given values (never lowered) */
+  /**
+   * Raises the attempt reservation.
+   *
+   * @param attemptCeiling the attempt ceiling the caller reserves
+   * @param txidWindow the txid window the caller reserves
+   * @return this checkpoint with the attempt reservation raised to at least the given values (never lowered)
+   */
   public Checkpoint withReservation(long attemptCeiling, long txidWindow) {
     return new Checkpoint(committedTxid, committedMetadata, pendingMetadata,
         Math.max(this.attemptCeiling, attemptCeiling), Math.max(this.txidWindow, txidWindow), outbox);
   }
 
   /**
+   * Commits a batch without sink outputs; pending metadata up to {@code txid} is dropped.
+   *
+   * @param txid the committed batch's txid, above {@link #committedTxid()}
+   * @param metadata the batch's encoded spout metadata; copied
    * @return the checkpoint after committing batch {@code txid} with {@code metadata} and no sink outputs, keeping the
    *     reservation
    */
@@ -87,6 +119,11 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
   }
 
   /**
+   * Commits a batch with its sink outputs; pending metadata up to {@code txid} is dropped.
+   *
+   * @param txid the committed batch's txid, above {@link #committedTxid()}
+   * @param metadata the batch's encoded spout metadata; copied
+   * @param outbox the batch's sink outputs, each entry of batch {@code txid}
    * @return the checkpoint after committing batch {@code txid} with {@code metadata} and the batch's sink outputs
    *     {@code outbox} (replacing the previous batch's), keeping the reservation
    */
@@ -95,7 +132,13 @@ public record Checkpoint(long committedTxid, byte[] committedMetadata, SortedMap
         txidWindow, outbox);
   }
 
-  /** @return this checkpoint with {@code metadata} recorded as pending for {@code txid}, keeping the reservation */
+  /**
+   * Records a started batch's metadata.
+   *
+   * @param txid the started batch's txid, above {@link #committedTxid()}
+   * @param metadata the batch's encoded spout metadata; copied; replaces any recorded for {@code txid}
+   * @return this checkpoint with {@code metadata} recorded as pending for {@code txid}, keeping the reservation
+   */
   public Checkpoint withPending(long txid, byte[] metadata) {
     TreeMap<Long, byte[]> pending = new TreeMap<>(pendingMetadata);
     pending.put(txid, metadata.clone());

@@ -19,8 +19,9 @@ import java.util.Optional;
 public interface CheckpointEpoch extends Epoch {
 
   /**
-   * Makes the batch durable with its spout metadata; drops pending metadata up to the txid.
+   * Makes the batch durable with its spout metadata and no sink outputs; drops pending metadata up to the txid.
    *
+   * @param metadata the batch's encoded spout metadata, not null
    * @throws io.epochal.errors.EpochalException (not retryable) if the txid is not the committed txid plus one
    * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
    *     coordinator re-reads the checkpoint
@@ -33,6 +34,8 @@ public interface CheckpointEpoch extends Epoch {
    * Makes the batch durable with its spout metadata and its sink outputs (the checkpoint's outbox, see
    * {@link CheckpointStore#commit(String, long, byte[], List)}); drops pending metadata up to the txid.
    *
+   * @param metadata the batch's encoded spout metadata, not null
+   * @param outbox the batch's sink outputs, each entry of this epoch's txid; empty if it had none
    * @throws io.epochal.errors.EpochalException (not retryable) if the txid is not the committed txid plus one
    * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
    *     coordinator re-reads the checkpoint
@@ -47,7 +50,11 @@ public interface CheckpointEpoch extends Epoch {
   /**
    * The epoch of a store without staging: {@link #commit} is {@code store.commit(pipeline, txid, metadata)}.
    *
+   * @param store the store that {@link #commit} and {@link #abort} call, not null
+   * @param pipeline the pipeline's name, not null
+   * @param attempt the batch attempt the epoch is for, not null
    * @param staging what the epoch stages in (empty for none)
+   * @return a new epoch whose {@link #staging} offers {@code staging}'s value to a type it is an instance of
    */
   static CheckpointEpoch of(CheckpointStore store, String pipeline, BatchAttempt attempt, Optional<?> staging) {
     Objects.requireNonNull(store, "store");
@@ -92,6 +99,10 @@ public interface CheckpointEpoch extends Epoch {
    * The epoch {@code inner} (opened by a wrapped store) committed and aborted through {@code outer} (the wrapper):
    * a {@link CheckpointStore} wrapper returns this from {@code openEpoch}, so its {@code commit} and {@code abort}
    * still see the batch while the states keep the inner epoch's staging.
+   *
+   * @param outer the wrapping store, whose {@code commit} and {@code abort} the epoch calls
+   * @param inner the epoch the wrapped store opened, not null; its pipeline, attempt and staging are kept
+   * @return a new epoch with {@code inner}'s staging, committed and aborted through {@code outer}
    */
   static CheckpointEpoch through(CheckpointStore outer, CheckpointEpoch inner) {
     Objects.requireNonNull(inner, "inner");

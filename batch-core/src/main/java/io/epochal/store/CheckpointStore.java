@@ -17,6 +17,9 @@ import io.epochal.api.Stable;
 public interface CheckpointStore {
 
   /**
+   * Reads a pipeline's progress.
+   *
+   * @param pipeline the pipeline's name, the key of its checkpoint
    * @return the progress of {@code pipeline}, {@link Checkpoint#EMPTY} if it never ran
    * @throws io.epochal.errors.StoreException if the store cannot be read
    */
@@ -26,6 +29,9 @@ public interface CheckpointStore {
    * Records the metadata of started batch {@code txid} before any of its records is emitted; keeps the attempt
    * reservation.
    *
+   * @param pipeline the pipeline's name
+   * @param txid the started batch's txid, above the committed txid
+   * @param metadata the batch's encoded spout metadata; replaces any recorded for {@code txid}
    * @throws io.epochal.errors.EpochalException (not retryable) if {@code txid} is already committed
    * @throws io.epochal.errors.StoreException if the store cannot be written
    */
@@ -35,6 +41,9 @@ public interface CheckpointStore {
    * Records batch {@code txid} as committed with its spout metadata, and drops pending metadata up to {@code txid};
    * keeps the attempt reservation.
    *
+   * @param pipeline the pipeline's name
+   * @param txid the committed batch's txid: the checkpoint's committed txid plus one
+   * @param metadata the batch's encoded spout metadata
    * @throws io.epochal.errors.EpochalException (not retryable) if {@code txid} is not the committed txid plus one
    *     (commits are strictly ordered: another writer committed, or the checkpoint was reset)
    * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown and the
@@ -49,6 +58,10 @@ public interface CheckpointStore {
    * the default commits through {@link #commit(String, long, byte[])} when {@code outbox} is empty and throws
    * {@link UnsupportedOperationException} otherwise. Wrappers must forward it.
    *
+   * @param pipeline the pipeline's name
+   * @param txid the committed batch's txid: the checkpoint's committed txid plus one
+   * @param metadata the batch's encoded spout metadata
+   * @param outbox the batch's sink outputs, each entry of batch {@code txid}; empty if it had none
    * @throws io.epochal.errors.EpochalException (not retryable) if {@code txid} is not the committed txid plus one
    * @throws io.epochal.errors.StoreException if the store cannot be written; the outcome is then unknown
    * @since 0.4.0
@@ -65,6 +78,7 @@ public interface CheckpointStore {
    * exactly-once external sink ({@code io.epochal.sink.OutboxSink}) needs: a pipeline with such a sink on a store
    * without an outbox is refused when it is built. The default is false; wrappers must forward it.
    *
+   * @return true if this store keeps each committed batch's sink outputs in its checkpoint
    * @since 0.4.0
    */
   default boolean keepsOutbox() {
@@ -78,6 +92,9 @@ public interface CheckpointStore {
    * staging; a wrapper must return {@code CheckpointEpoch.through(this, wrapped.openEpoch(..))} so that the states
    * keep the wrapped store's staging while commits pass through the wrapper.
    *
+   * @param pipeline the pipeline's name
+   * @param attempt the txid and attempt number of the batch attempt the epoch is for
+   * @return the attempt's epoch, open until it commits or aborts
    * @throws io.epochal.errors.StoreException if the store cannot be reached
    * @since 0.3.0
    */
@@ -96,6 +113,9 @@ public interface CheckpointStore {
    * <p>The default throws {@link UnsupportedOperationException}: the engine then keeps the reservation in memory only
    * (attempts after a restart may repeat an earlier run's numbers) and logs a warning. Wrappers must forward it.
    *
+   * @param pipeline the pipeline's name
+   * @param attemptCeiling the highest attempt number the caller may number, {@code >= 0}
+   * @param txidWindow the most batches the caller may have in flight above the committed txid, {@code >= 0}
    * @throws io.epochal.errors.StoreException if the store cannot be written
    * @since 0.2.0
    */
@@ -106,6 +126,9 @@ public interface CheckpointStore {
   /**
    * The current attempt of batch {@code txid} failed: drop whatever this store buffered for it (the epoch protocol
    * buffers every state row of the batch until {@link #commit}). The default does nothing.
+   *
+   * @param pipeline the pipeline's name
+   * @param txid the txid of the failed attempt's batch; it is replayed under the same txid
    */
   default void abort(String pipeline, long txid) {
   }
@@ -115,13 +138,20 @@ public interface CheckpointStore {
    * {@link #openEpoch epoch} it opens for the pipeline), known before any batch so that states can bind to it when they
    * are made. A wrapper forwards it. The default offers none.
    *
-   * @return empty when this store stages nothing of that type
+   * @param pipeline the pipeline's name
+   * @param type the staging type the state needs, e.g. a table store's {@code EpochBuffer}
+   * @param <T> the staging type
+   * @return the staging, shared by every epoch of {@code pipeline}; empty when this store stages nothing of that type
    */
   default <T> java.util.Optional<T> staging(String pipeline, Class<T> type) {
     return java.util.Optional.empty();
   }
 
-  /** A short description for logs and errors. */
+  /**
+   * A short description for logs and errors.
+   *
+   * @return a description naming the store (by default the simple name of its class)
+   */
   default String describe() {
     return getClass().getSimpleName();
   }

@@ -34,7 +34,15 @@ public final class ManualEpochs implements EpochSource {
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
   }
 
-  /** @return the context of partition {@code partition} of state {@code stateName}, bound to these epochs */
+  /**
+   * Makes the context of one state partition, whose staging is what these epochs' store offers.
+   *
+   * @param stateName the state's name, unique within the pipeline (used as the table name)
+   * @param partition the state partition, in {@code [0, partitions)}
+   * @param partitions the number of state partitions, at least 1
+   * @return the context of partition {@code partition} of state {@code stateName}, bound to these epochs
+   * @throws IllegalArgumentException if {@code partition} is out of range
+   */
   public StateContext context(String stateName, int partition, int partitions) {
     return new StateContext(pipeline, stateName, partition, partitions, this);
   }
@@ -42,6 +50,8 @@ public final class ManualEpochs implements EpochSource {
   /**
    * Opens the next attempt of batch {@code txid}.
    *
+   * @param txid the batch's txid
+   * @return the epoch of the next attempt at {@code txid} (attempt 1 unless an earlier attempt of it was aborted)
    * @throws IllegalStateException if an epoch is open
    */
   public CheckpointEpoch open(long txid) {
@@ -53,7 +63,12 @@ public final class ManualEpochs implements EpochSource {
     return current;
   }
 
-  /** Commits the open epoch with {@code metadata}: the batch is durable; no epoch is open afterwards. */
+  /**
+   * Commits the open epoch with {@code metadata}: the batch is durable; no epoch is open afterwards.
+   *
+   * @param metadata the batch's encoded spout metadata, not null
+   * @throws IllegalStateException if no epoch is open
+   */
   public void commit(byte[] metadata) {
     CheckpointEpoch e = requireOpen();
     current = null;

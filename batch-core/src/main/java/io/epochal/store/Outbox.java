@@ -18,6 +18,8 @@ public interface Outbox {
    * Stages the encoded outputs of {@code partition} of this attempt; one call per partition and attempt (a second
    * call for the same partition replaces the first).
    *
+   * @param partition the sink partition whose outputs these are, {@code >= 0}
+   * @param payload the partition's outputs as the sink encoded them; opaque to the store
    * @throws IllegalArgumentException if {@code partition} is negative
    */
   void put(int partition, byte[] payload);

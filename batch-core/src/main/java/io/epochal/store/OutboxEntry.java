@@ -22,6 +22,12 @@ import java.util.Objects;
 public record OutboxEntry(String sink, long txid, int partition, byte[] payload) {
 
   /**
+   * Checks the components and copies the payload.
+   *
+   * @param sink the sink's name in its pipeline
+   * @param txid the batch whose outputs these are, at least 1
+   * @param partition the sink partition, at least 0
+   * @param payload the encoded outputs; copied
    * @throws IllegalArgumentException if {@code txid < 1} or {@code partition < 0}
    * @throws NullPointerException if {@code sink} or {@code payload} is null
    */

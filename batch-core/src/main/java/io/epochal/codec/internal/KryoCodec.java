@@ -87,6 +87,9 @@ public final class KryoCodec<T> implements Codec<T> {
    * bytes decode only where the same classes exist (the same build of an application, across its restarts), which
    * is what an in-memory test sink's outbox needs, and never what stored state needs. Id
    * {@code "kryo:unregistered:v1"}.
+   *
+   * @param <T> the type of the values
+   * @return a new codec that needs no registration
    */
   public static <T> KryoCodec<T> unregistered() {
     return new KryoCodec<>(false);

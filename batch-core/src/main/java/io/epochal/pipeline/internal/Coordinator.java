@@ -94,6 +94,12 @@ public final class Coordinator implements Pipeline {
   private long totalCommitNanos;
   private long maxCommitNanos;
 
+  /**
+   * A pipeline over a built graph; the builder has validated the guarantee.
+   *
+   * @param config the engine settings fixed by the builder, not null
+   * @param graph the built graph: its nodes, source spouts and partition count
+   */
   public Coordinator(Config config, Graph.Snapshot graph) {
     this.config = Objects.requireNonNull(config, "config");
     this.source = BatchSource.of(graph.spouts());

@@ -18,7 +18,11 @@ public final class Graph {
   final List<Spout<?, ?>> spouts = new ArrayList<>();
   int partitions = 1;
 
-  /** Sets the partition count used by groupBy nodes declared from now on; the builder fixes it before sources. */
+  /**
+   * Sets the partition count used by groupBy nodes declared from now on; the builder fixes it before sources.
+   *
+   * @param partitions the partition count, at least 1 (checked by the builder)
+   */
   public void partitions(int partitions) {
     this.partitions = partitions;
   }
@@ -26,6 +30,9 @@ public final class Graph {
   /**
    * Declares a source; a pipeline may have several (each txid then holds one batch of each, committed together).
    *
+   * @param spout the source's spout, not null
+   * @param <T> the record type
+   * @return the stream of the spout's records
    * @throws IllegalArgumentException if another source has the same spout name
    */
   public <T> StreamView<T> source(Spout<T, ?> spout) {
@@ -73,7 +80,12 @@ public final class Graph {
     return node;
   }
 
-  /** An immutable copy for a built pipeline. */
+  /**
+   * An immutable copy for a built pipeline.
+   *
+   * @return the nodes and spouts declared so far, and the partition count
+   * @throws IllegalStateException if no source was declared
+   */
   public Snapshot snapshot() {
     if (spouts.isEmpty()) {
       throw new IllegalStateException("the pipeline has no source: call source(spout) first");

@@ -87,10 +87,20 @@ public final class GuaranteeCheck {
   /**
    * One row of the table.
    *
+   * @param spout the spout's replay promise
+   * @param state the state's replay behaviour
    * @param atomic whether the state commits atomically with the epoch (the epoch protocol)
    * @param reason empty when the pairing is exactly-once
    */
   public record Rule(SpoutKind spout, StateKind state, boolean atomic, Optional<Reason> reason) {
+    /**
+     * Checks that no component is null.
+     *
+     * @param spout the spout's replay promise, not null
+     * @param state the state's replay behaviour, not null
+     * @param atomic whether the state commits atomically with the epoch
+     * @param reason why the pairing is not exactly-once; empty when it is
+     */
     public Rule {
       Objects.requireNonNull(spout, "spout");
       Objects.requireNonNull(state, "state");
@@ -159,7 +169,14 @@ public final class GuaranteeCheck {
     return index;
   }
 
-  /** The table's rule for one pairing. */
+  /**
+   * The table's rule for one pairing.
+   *
+   * @param spout the spout's replay promise
+   * @param state the state's replay behaviour
+   * @param atomic whether the state commits atomically with the epoch
+   * @return the row of the table for that pairing (every pairing has one)
+   */
   public static Rule rule(SpoutKind spout, StateKind state, boolean atomic) {
     return INDEX.get(spout).get(state)[atomic ? 1 : 0];
   }
@@ -168,16 +185,25 @@ public final class GuaranteeCheck {
    * Why one pairing is not exactly-once, in the engine's words, for engines that pair spouts and states themselves
    * (Epochal state on Storm).
    *
+   * @param spoutKind the spout's replay promise
+   * @param stateKind the state's replay behaviour
+   * @param atomic whether the state commits its writes atomically with the batch (the epoch protocol)
    * @param spout the spout as {@code spout 'name' (KIND)}
    * @param state the state as {@code state 'name' (description)}
-   * @return empty when the pairing is exactly-once
+   * @return empty when the pairing is exactly-once, else the reason with its fix
    */
   public static Optional<String> whyNot(SpoutKind spoutKind, StateKind stateKind, boolean atomic, String spout,
       String state) {
     return rule(spoutKind, stateKind, atomic).reason().map(r -> r.message(spout, state));
   }
 
-  /** The message of an {@code EXACTLY_ONCE} refusal of {@code what} (e.g. {@code Pipeline 'wc'}). */
+  /**
+   * The message of an {@code EXACTLY_ONCE} refusal of {@code what} (e.g. {@code Pipeline 'wc'}).
+   *
+   * @param what what is refused
+   * @param why the reason, as {@link #whyNot} or {@link #whyNotExactlyOnce} gave it
+   * @return {@code what + " cannot deliver EXACTLY_ONCE: " + why}
+   */
   public static String refusal(String what, String why) {
     return what + " cannot deliver EXACTLY_ONCE: " + why;
   }
@@ -186,7 +212,10 @@ public final class GuaranteeCheck {
    * Computes why an {@code EXACTLY_ONCE} pipeline could not deliver it: the first written state (in declaration
    * order) whose pairing with one of the spouts (in declaration order) is not exactly-once.
    *
-   * @return empty when exactly-once is deliverable
+   * @param pipeline the pipeline's name, for the checkpoint store's staging
+   * @param graph the built graph
+   * @param checkpoints the pipeline's checkpoint store, which decides which states commit atomically
+   * @return empty when exactly-once is deliverable, else the reason naming the spout and the state
    */
   public static Optional<String> whyNotExactlyOnce(String pipeline, Graph.Snapshot graph,
       CheckpointStore checkpoints) {
@@ -252,8 +281,13 @@ public final class GuaranteeCheck {
   }
 
   /**
-   * Validates the requested guarantee (the delivery mode).
+   * Validates the requested guarantee (the delivery mode); a weaker guarantee than exactly-once that is requested
+   * where exactly-once is not deliverable is logged as a warning.
    *
+   * @param pipeline the pipeline's name
+   * @param requested the guarantee the builder asked for
+   * @param graph the built graph
+   * @param checkpoints the pipeline's checkpoint store
    * @throws StagingUnavailableException if a state needs a staging the pipeline's checkpoint store does not offer
    * @throws GuaranteeNotDeliverableException if {@code EXACTLY_ONCE} is requested but not deliverable
    */

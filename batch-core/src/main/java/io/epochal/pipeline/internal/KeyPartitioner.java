@@ -27,6 +27,10 @@ public final class KeyPartitioner {
   }
 
   /**
+   * The {@code farm_hash} of a key, as {@code io.epochal.pipeline.Partitioner#hash} documents it.
+   *
+   * @param key a key of a supported type
+   * @return {@code farm_hash(key)}
    * @throws InvalidRecordException for a null key or an unsupported key type
    */
   public static long hash(Object key) {
@@ -135,7 +139,13 @@ public final class KeyPartitioner {
     private static final long K_MUL = 0x9ddfea08eb382d69L; // FarmHash's kMul
     private byte[] buffer = new byte[64];
 
-    /** Same as {@link KeyPartitioner#partition(Object, int)}. */
+    /**
+     * Same as {@link KeyPartitioner#partition(Object, int)}.
+     *
+     * @param key a key of a supported type
+     * @param partitions the number of partitions, at least 1
+     * @return the partition of {@code key} among {@code partitions}
+     */
     public int partition(Object key, int partitions) {
       if (partitions == 1 || !(key instanceof String s)) {
         return KeyPartitioner.partition(key, partitions);
@@ -144,7 +154,12 @@ public final class KeyPartitioner {
       return FarmHash.partition(h != NOT_ASCII ? h : FarmHash.farmHash(requireEncodable(s)), partitions);
     }
 
-    /** Same as {@link FarmHash#farmHash(String)} (no check of unpaired surrogates: {@link #partition} checks). */
+    /**
+     * Same as {@link FarmHash#farmHash(String)} (no check of unpaired surrogates: {@link #partition} checks).
+     *
+     * @param s the string, not null
+     * @return the farm_hash of {@code s}'s UTF-8 encoding
+     */
     public long hash(String s) {
       long h = asciiHash(s);
       return h != NOT_ASCII ? h : FarmHash.farmHash(s); // non-ASCII: the UTF-8 encoding differs from the chars
@@ -188,6 +203,9 @@ public final class KeyPartitioner {
   /**
    * The partition of {@code key} among {@code partitions}.
    *
+   * @param key a key of a supported type
+   * @param partitions the number of partitions, at least 1
+   * @return the partition, in {@code [0, partitions)}
    * @throws InvalidRecordException for a key {@link #hash} refuses (whatever the partition count)
    */
   public static int partition(Object key, int partitions) {

@@ -37,6 +37,9 @@ public final class AttemptCache<K, C> {
   /**
    * Like {@link Map#get}: the cell written for {@code key} in this attempt, or {@code null} if none was (internal
    * hot path; no allocation).
+   *
+   * @param key the key
+   * @return the cell written for {@code key} in this attempt, or {@code null} if none was
    */
   public C get(K key) {
     return cells.get(key);
@@ -51,6 +54,8 @@ public final class AttemptCache<K, C> {
    * Reads the stored cells of the given keys that are not cached, in at most one {@code backing.multiGet} (none if
    * every key is cached).
    *
+   * @param keys the keys to read, none null
+   * @param backing the store read for the uncached keys
    * @return the stored cells of the uncached keys that have one
    * @throws NullPointerException if {@code keys} or one of its elements is null
    */
@@ -74,6 +79,9 @@ public final class AttemptCache<K, C> {
   /**
    * Writes {@code written} in one {@code backing.multiPut} (none if it is empty) and, once the store accepted it,
    * caches every cell. If the store throws, nothing is cached and the exception propagates.
+   *
+   * @param written the new cell of each key written in this call
+   * @param backing the store written to
    */
   public void writeThrough(Map<K, C> written, IBackingMap<K, C> backing) {
     if (written.isEmpty()) {

@@ -18,7 +18,11 @@ public final class OpenEpoch {
     this.owner = Objects.requireNonNull(owner, "owner");
   }
 
-  /** {@code begin(epoch)}: opens {@code epoch} (replacing an open one: a new attempt). */
+  /**
+   * {@code begin(epoch)}: opens {@code epoch} (replacing an open one: a new attempt).
+   *
+   * @param epoch the epoch the state was begun with, not null
+   */
   public void begin(Epoch epoch) {
     this.epoch = Objects.requireNonNull(epoch, "epoch");
   }
@@ -34,6 +38,9 @@ public final class OpenEpoch {
   }
 
   /**
+   * The open epoch, for a call that may only read.
+   *
+   * @param call the state's method being called, named in the error (e.g. {@code "multiGet"})
    * @return the open epoch
    * @throws IllegalStateException naming the state and the call if none is open
    */
@@ -47,6 +54,9 @@ public final class OpenEpoch {
   }
 
   /**
+   * The open epoch, for a call that writes.
+   *
+   * @param call the state's method being called, named in the error (e.g. {@code "multiPut"})
    * @return the open epoch, which may write
    * @throws IllegalStateException if none is open or the open one is read-only
    */

@@ -13,6 +13,13 @@ import java.util.Optional;
  * @param readOnly whether map states refuse writes in it
  */
 public record PlainEpoch(String pipeline, BatchAttempt attempt, boolean readOnly) implements Epoch {
+  /**
+   * Checks that the pipeline and the attempt are not null.
+   *
+   * @param pipeline the pipeline's name, not null
+   * @param attempt the batch and attempt, not null
+   * @param readOnly whether map states refuse writes in it
+   */
   public PlainEpoch {
     Objects.requireNonNull(pipeline, "pipeline");
     Objects.requireNonNull(attempt, "attempt");

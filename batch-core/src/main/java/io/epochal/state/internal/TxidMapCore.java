@@ -65,7 +65,11 @@ public final class TxidMapCore<K, C> {
     return table;
   }
 
-  /** {@code begin(epoch)}: starts the epoch's batch (drops the cache) and begins the backing map's layers. */
+  /**
+   * {@code begin(epoch)}: starts the epoch's batch (drops the cache) and begins the backing map's layers.
+   *
+   * @param epoch the epoch the state was begun with, not null
+   */
   public void begin(Epoch epoch) {
     open.begin(epoch);
     attempt.clear();
@@ -87,6 +91,9 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
+   * The open epoch's txid, for a call that may only read.
+   *
+   * @param call the state's method being called, named in the error (e.g. {@code "multiGet"})
    * @return the txid of the open epoch, for call {@code call}
    * @throws IllegalStateException if no epoch is open
    */
@@ -95,6 +102,9 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
+   * The open epoch's txid, for a call that writes.
+   *
+   * @param call the state's method being called, named in the error (e.g. {@code "multiUpdate"})
    * @return the txid of the open epoch, for writing call {@code call}
    * @throws IllegalStateException if no epoch is open or it is read-only
    */
@@ -103,6 +113,9 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
+   * Whether updates skip cells already written for the open epoch's txid.
+   *
+   * @param call the state's method being called, named in the error
    * @return whether the open epoch skips cells already written for its txid ({@link Epoch#skipsAppliedCells})
    * @throws IllegalStateException if no epoch is open
    */
@@ -113,6 +126,8 @@ public final class TxidMapCore<K, C> {
   /**
    * The stored cells of the keys not cached in this attempt, in at most one {@code multiGet} of the backing map.
    *
+   * @param keys the keys the call reads or updates
+   * @return the stored cells of the uncached keys that have one
    * @throws NullPointerException if {@code keys} is null (message {@code keys})
    * @throws InvalidRecordException naming the table if a key is null or has no value equality (an array, a class
    *     keeping {@code Object.equals}): see {@link ValueKeys}
@@ -125,17 +140,31 @@ public final class TxidMapCore<K, C> {
     return attempt.readUncached(keys, backing);
   }
 
-  /** @return the cell written for {@code key} in this attempt, or {@code null} */
+  /**
+   * The cell this attempt wrote for a key.
+   *
+   * @param key a key already checked by {@link #readUncached}
+   * @return the cell written for {@code key} in this attempt, or {@code null}
+   */
   public C cached(K key) {
     return attempt.get(key);
   }
 
-  /** Writes the new cells in one {@code multiPut} (none if empty) and caches them once the store accepted them. */
+  /**
+   * Writes the new cells in one {@code multiPut} (none if empty) and caches them once the store accepted them.
+   *
+   * @param written the new cell of each key the call changes
+   */
   public void writeThrough(Map<K, C> written) {
     attempt.writeThrough(written, backing);
   }
 
   /**
+   * Refuses a stored cell ahead of the batch.
+   *
+   * @param key the cell's key
+   * @param stored the cell read from the store
+   * @param txid the txid of the open epoch
    * @throws StateAheadException naming the table, the key and both txids if {@code stored} was written for a batch
    *     after {@code txid}
    */
@@ -145,12 +174,25 @@ public final class TxidMapCore<K, C> {
     }
   }
 
-  /** @return the error for a {@code stored} cell written for a batch after {@code txid} */
+  /**
+   * The "state ahead" error of a cell.
+   *
+   * @param key the cell's key
+   * @param stored the cell read from the store, written for a batch after {@code txid}
+   * @param txid the txid of the open epoch
+   * @return the error for a {@code stored} cell written for a batch after {@code txid}
+   */
   public StateAheadException ahead(K key, C stored, long txid) {
     return new StateAheadException(table, key, txidOf.applyAsLong(stored), txid);
   }
 
   /**
+   * Refuses a null result of an updater.
+   *
+   * @param key the key updated
+   * @param value what the updater returned
+   * @param txid the txid of the open epoch
+   * @param <V> the value type
    * @return {@code value}, what the updater of {@code key} returned for batch {@code txid}
    * @throws InvalidRecordException (not retryable) naming the table, the key and the txid if {@code value} is null
    */
@@ -163,6 +205,12 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
+   * Refuses a null value put.
+   *
+   * @param key the key put
+   * @param value the value put
+   * @param txid the txid of the open epoch
+   * @param <V> the value type
    * @return {@code value}, the value put for {@code key} in batch {@code txid}
    * @throws InvalidRecordException (not retryable) naming the table, the key and the txid if {@code value} is null
    */
@@ -174,12 +222,22 @@ public final class TxidMapCore<K, C> {
     return value;
   }
 
-  /** @return {@code mapName[table over store]}, the map's {@code toString()} */
+  /**
+   * The map's description.
+   *
+   * @param mapName the map's name, e.g. {@code "OpaqueMap"}
+   * @return {@code mapName[table over store]}, the map's {@code toString()}
+   */
   public String describe(String mapName) {
     return mapName + "[" + table + " over " + backing.describe() + "]";
   }
 
-  /** @return the initial capacity of a {@code HashMap} that holds {@code expectedSize} entries without resizing */
+  /**
+   * A {@code HashMap} capacity.
+   *
+   * @param expectedSize the number of entries the map will hold, {@code >= 0}
+   * @return the initial capacity of a {@code HashMap} that holds {@code expectedSize} entries without resizing
+   */
   public static int capacity(int expectedSize) {
     return (int) (expectedSize / 0.75f) + 1;
   }
@@ -188,7 +246,14 @@ public final class TxidMapCore<K, C> {
    * A factory making one map per partition over the same store, described as {@code mapName over <store>}; the
    * table name is the state's name.
    *
+   * @param mapName the map's name in the factory's description, e.g. {@code "OpaqueMap"}
+   * @param kind the replay behaviour of the maps, as the factory declares it
+   * @param backing the store every partition's map reads and writes
    * @param over makes the map over a store and a table name
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param <C> the stored cell type
+   * @return a factory that needs no staging
    * @throws NullPointerException if {@code backing} is null
    */
   public static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,
@@ -201,7 +266,14 @@ public final class TxidMapCore<K, C> {
    * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
    * partition's context (a null store fails {@code makeState} naming the context); the table name is the state's name.
    *
+   * @param mapName the map's name in the factory's description, e.g. {@code "OpaqueMap"}
+   * @param kind the replay behaviour of the maps, as the factory declares it
+   * @param backingPerPartition gives the store of each partition's map, from the partition's context
    * @param over makes the map over a store and a table name
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param <C> the stored cell type
+   * @return a factory that needs no staging
    * @throws NullPointerException if {@code backingPerPartition} is null
    */
   public static <K, V, C> StateFactory<MapState<K, V>> factory(String mapName, StateKind kind,

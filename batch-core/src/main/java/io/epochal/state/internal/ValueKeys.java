@@ -28,6 +28,9 @@ public final class ValueKeys {
   }
 
   /**
+   * Why a key has no value equality, if it has none.
+   *
+   * @param key the key, not null
    * @return null if {@code key} has value equality, else why not and what to use instead (for a message)
    * @throws NullPointerException if {@code key} is null
    */
@@ -36,6 +39,11 @@ public final class ValueKeys {
   }
 
   /**
+   * Checks a key before it reaches a hash map or a store.
+   *
+   * @param key the key, or null (refused)
+   * @param context the state (its table) named in the error
+   * @param <K> the key type
    * @return {@code key}
    * @throws InvalidRecordException naming the context if {@code key} is null or has no value equality
    */
@@ -55,7 +63,13 @@ public final class ValueKeys {
     return key;
   }
 
-  /** A short description of a key for messages: arrays by type and length, long keys cut. */
+  /**
+   * A short description of a key for messages: arrays by type and length, long keys cut.
+   *
+   * @param key the key, or null
+   * @return an array's component type and length; otherwise {@code String.valueOf(key)}, cut after 200 characters
+   *     (then ending in {@code ...})
+   */
   public static String describe(Object key) {
     if (key != null && key.getClass().isArray()) {
       return key.getClass().getComponentType().getName() + "[" + java.lang.reflect.Array.getLength(key) + "]";
