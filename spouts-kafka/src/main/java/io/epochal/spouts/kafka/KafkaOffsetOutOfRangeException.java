@@ -17,10 +17,15 @@ import io.epochal.api.Evolving;
 public final class KafkaOffsetOutOfRangeException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 
+  /** The log's first offset when the error was detected. */
   private final long logStart;
+  /** The log's end offset when the error was detected. */
   private final long logEnd;
 
   /**
+   * Makes the error for an offset outside the log: retryable if it is past {@code logEnd} (the log may catch up),
+   * non-retryable otherwise (below the log start, the records were deleted).
+   *
    * @param spout the spout's name
    * @param topic the topic
    * @param partition the partition

@@ -28,12 +28,18 @@ public sealed class KafkaSpoutException extends EpochalException
     KafkaUnavailableException {
   private static final long serialVersionUID = 1L;
 
+  /** The spout's name. */
   private final String spout;
+  /** The topic concerned, {@code null} if none. */
   private final String topic;
+  /** The partition concerned, {@code -1} if none. */
   private final int partition;
+  /** The offset concerned, {@code -1} if none. */
   private final long offset;
 
   /**
+   * Makes the error; the context key is built from the topic, partition and offset as far as they are given.
+   *
    * @param message what happened and what to do
    * @param cause the client's failure, or {@code null}
    * @param retryable whether replaying the batch can succeed

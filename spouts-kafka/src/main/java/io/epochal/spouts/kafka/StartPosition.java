@@ -88,7 +88,13 @@ public final class StartPosition {
     return kind;
   }
 
-  /** @return the explicit offset of {@code partition}, if one was given */
+  /**
+   * The offset given for one partition by {@link #offsets}.
+   *
+   * @param partition the topic partition asked about
+   * @return the explicit offset of {@code partition}, empty if none was given (always for a kind other than
+   *     explicit offsets)
+   */
   public OptionalLong offsetOf(TopicPartition partition) {
     Long o = offsets.get(partition);
     return o == null ? OptionalLong.empty() : OptionalLong.of(o);
