@@ -24,13 +24,20 @@ public sealed class KafkaSinkException extends EpochalException
     permits KafkaSinkFencedException, KafkaSinkUnavailableException, KafkaSinkMarkerAheadException {
   private static final long serialVersionUID = 1L;
 
+  /** The pipeline's name. */
   private final String pipeline;
+  /** The sink's name in the pipeline. */
   private final String sink;
+  /** The engine partition. */
   private final int partition;
+  /** The batch's txid, 0 if none applies. */
   private final long txid;
+  /** The transactional id of the partition's producer. */
   private final String transactionalId;
 
   /**
+   * Makes the error; the context holds the pipeline, the transactional id as key and the txid if positive.
+   *
    * @param message what happened and what to do
    * @param cause the client's failure, or {@code null}
    * @param retryable whether a new attempt (a new pipeline over the same stores) can succeed

@@ -15,10 +15,14 @@ import io.epochal.api.Evolving;
 public final class KafkaSinkMarkerAheadException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 
+  /** The txid Kafka shows published for the partition. */
   private final long marker;
+  /** The txid the pipeline's checkpoint committed. */
   private final long committedTxid;
 
   /**
+   * Makes the non-retryable error; its {@link #txid()} is the marker.
+   *
    * @param message what was found
    * @param pipeline the pipeline
    * @param sink the sink
