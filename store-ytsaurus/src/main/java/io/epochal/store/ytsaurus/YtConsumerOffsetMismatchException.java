@@ -19,11 +19,16 @@ import io.epochal.api.Evolving;
 public final class YtConsumerOffsetMismatchException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 
+  /** The consumer's Cypress path. */
   private final String consumer;
+  /** The offset the pipeline's checkpoint says the consumer is at. */
   private final long expectedOffset;
+  /** The offset YTsaurus found, {@code -1} if its error did not say. */
   private final long foundOffset;
 
   /**
+   * Makes the non-retryable error for an {@code advance_queue_consumer} whose old offset YTsaurus did not find.
+   *
    * @param pipeline the pipeline whose epoch commit failed
    * @param queue the queue
    * @param consumer the consumer's Cypress path

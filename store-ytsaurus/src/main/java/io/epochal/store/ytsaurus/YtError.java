@@ -82,6 +82,10 @@ public record YtError(int code, String message, Map<String, Object> attributes, 
   /**
    * Copies the collections.
    *
+   * @param code the top-level code (0 = OK, 1 = generic error)
+   * @param message the top-level message
+   * @param attributes the attributes (host, datetime, transaction id, ...); copied, keeping their order
+   * @param innerErrors the causes; copied
    * @throws NullPointerException if {@code message}, {@code attributes} or {@code innerErrors} is {@code null}
    */
   public YtError {

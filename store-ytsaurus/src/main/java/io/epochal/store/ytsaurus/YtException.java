@@ -29,13 +29,19 @@ import java.util.Optional;
 public class YtException extends StoreException {
   private static final long serialVersionUID = 1L;
 
+  /** The API v4 command that failed. */
   private final String command;
+  /** The proxy the request was sent to. */
   private final String proxy;
+  /** The {@code X-YT-Correlation-Id} of the request. */
   private final String correlationId;
+  /** The HTTP status, 0 if no response arrived. */
   private final int httpStatus;
   private final transient YtError error;
 
   /**
+   * Makes the error; whether it is retryable follows from the HTTP status and the YTsaurus error codes.
+   *
    * @param message what failed, in words
    * @param command the API v4 command, e.g. {@code insert_rows}
    * @param proxy the proxy the request was sent to ({@code host:port})

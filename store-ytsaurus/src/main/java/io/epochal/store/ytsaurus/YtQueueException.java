@@ -30,12 +30,19 @@ public sealed class YtQueueException extends EpochalException permits YtQueueRow
     YtQueueTrimmedException, YtQueueUnavailableException, YtConsumerOffsetMismatchException {
   private static final long serialVersionUID = 1L;
 
+  /** The spout's name, {@code null} when a store commit failed. */
   private final String spout;
+  /** The queue's Cypress path. */
   private final String queue;
+  /** The tablet index, {@code -1} if none applies. */
   private final int partition;
+  /** The row offset, {@code -1} if none applies. */
   private final long offset;
 
   /**
+   * Makes the error; its context names the queue as table, {@code partition@offset} as key, the txid and the
+   * pipeline, as far as they are given.
+   *
    * @param message what happened and what to do
    * @param cause the underlying failure, or {@code null}
    * @param retryable whether replaying the batch can succeed

@@ -25,7 +25,13 @@ import java.util.Objects;
 public record YtQueueRange(long from, long to) {
   private static final Codec<YtQueueRange> CODEC = new RangeCodec();
 
-  /** @throws IllegalArgumentException if {@code from < 0} or {@code to < from} */
+  /**
+   * Makes the range {@code [from, to)}.
+   *
+   * @param from the first offset, {@code >= 0}
+   * @param to the offset after the last one, {@code >= from}
+   * @throws IllegalArgumentException if {@code from < 0} or {@code to < from}
+   */
   public YtQueueRange {
     if (from < 0 || to < from) {
       throw new IllegalArgumentException("Bad queue range [" + from + ", " + to + "): need 0 <= from <= to");

@@ -77,7 +77,21 @@ public final class YtHttpClient implements AutoCloseable {
    */
   public record Call(YtCommand command, ObjectNode parameters, List<? extends JsonNode> input, String proxy,
       Phase phase, String expectedProxy, boolean mutating) {
-    /** Checks arguments. */
+    /**
+     * Checks arguments.
+     *
+     * @param command the command
+     * @param parameters its parameters (the client adds {@code output_format} and, for input, {@code input_format})
+     * @param input the tabular input rows, non-null exactly when {@code command} {@linkplain YtCommand#hasInput() has
+     *     input}
+     * @param proxy the proxy ({@code host:port} or a URL) to send it to
+     * @param phase the phase, see {@link Phase}
+     * @param expectedProxy the {@code X-YT-Proxy} value every answer must carry, or {@code null} to accept any
+     * @param mutating whether to add {@code mutation_id}/{@code retry}
+     * @throws NullPointerException if {@code command}, {@code parameters}, {@code proxy} or {@code phase} is null
+     * @throws IllegalArgumentException if {@code input} is given for a command without input, or missing for one
+     *     with input
+     */
     public Call {
       Objects.requireNonNull(command, "command");
       Objects.requireNonNull(parameters, "parameters");
@@ -146,7 +160,19 @@ public final class YtHttpClient implements AutoCloseable {
    */
   public record Settings(Optional<String> token, Duration connectTimeout, Duration requestTimeout, int maxAttempts,
       Duration initialBackoff, Duration maxBackoff, Sleeper sleeper) {
-    /** Checks values. */
+    /**
+     * Checks values.
+     *
+     * @param token the OAuth token, empty for none (local clusters)
+     * @param connectTimeout TCP connect timeout
+     * @param requestTimeout timeout of one HTTP exchange
+     * @param maxAttempts attempts per call, {@code >= 1} (1 = no retry)
+     * @param initialBackoff first backoff; doubles per retry, with full jitter
+     * @param maxBackoff backoff cap
+     * @param sleeper how to wait between attempts (tests inject a virtual one)
+     * @throws NullPointerException if {@code token} or {@code sleeper} is null
+     * @throws IllegalArgumentException if {@code maxAttempts < 1}
+     */
     public Settings {
       Objects.requireNonNull(token, "token");
       Objects.requireNonNull(sleeper, "sleeper");

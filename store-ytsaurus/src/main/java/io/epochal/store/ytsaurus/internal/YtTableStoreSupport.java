@@ -90,6 +90,16 @@ public final class YtTableStoreSupport {
   /**
    * Reads the schema of the table at {@code ytPath}; empty if there is no table; throws
    * {@link SchemaMismatchException} if it differs from {@code expected} (when given).
+   *
+   * @param cypress the Cypress client the schema, the attributes and {@code @dynamic} are read with
+   * @param logicalPath the table's path in the store, named in errors
+   * @param ytPath the table's Cypress path
+   * @param expected the schema the table must have, or {@code null} to accept any table-store table
+   * @return the table's schema, empty if no node exists at {@code ytPath}
+   * @throws SchemaMismatchException if the node is not a table, or (with {@code expected}) is not a dynamic table
+   *     with exactly that schema
+   * @throws StoreException if (without {@code expected}) the table is not a sorted dynamic table of the table-store
+   *     layout
    */
   public static Optional<TableSchema> readSchema(YtCypress cypress, String logicalPath, String ytPath,
       TableSchema expected) {
