@@ -8,9 +8,9 @@ package io.epochal.store.ytsaurus.internal;
  */
 public enum YtCommand {
   // tabular input
-  /** Writes (upserts) rows of a dynamic table, in a transaction. */
+  /** Writes rows of a dynamic table (an upsert by key in a sorted one). */
   INSERT_ROWS("insert_rows", Method.PUT, true),
-  /** Deletes rows of a dynamic table by key, in a transaction. */
+  /** Deletes rows of a sorted dynamic table by key. */
   DELETE_ROWS("delete_rows", Method.PUT, true),
   /** Reads rows of a sorted dynamic table by key. */
   LOOKUP_ROWS("lookup_rows", Method.PUT, true),
@@ -56,9 +56,9 @@ public enum YtCommand {
   GENERATE_TIMESTAMP("generate_timestamp", Method.GET, false),
   /** Reads rows of one queue partition from an offset. */
   PULL_QUEUE("pull_queue", Method.GET, false),
-  /** Reads rows of one queue partition on behalf of a consumer, checking it is registered. */
+  /** Reads rows of one queue partition through a queue consumer (its {@code consumer_path}). */
   PULL_QUEUE_CONSUMER("pull_queue_consumer", Method.GET, false),
-  /** Reads the state of tablets (row counts, trimmed row counts) of a table. */
+  /** Reads the row counts (total and trimmed) of a table's tablets. */
   GET_TABLET_INFOS("get_tablet_infos", Method.GET, false),
   /** Lists the cluster's proxies. */
   DISCOVER_PROXIES("discover_proxies", Method.GET, false);
