@@ -38,12 +38,20 @@ public final class KafkaSinkMarkerAheadException extends KafkaSinkException {
     this.committedTxid = committedTxid;
   }
 
-  /** @return the txid Kafka shows published for the partition */
+  /**
+   * The txid marker Kafka holds for the partition.
+   *
+   * @return the txid Kafka shows published for the partition
+   */
   public long marker() {
     return marker;
   }
 
-  /** @return the txid the pipeline's checkpoint committed */
+  /**
+   * The txid the pipeline's checkpoint committed, below the marker.
+   *
+   * @return the committed txid
+   */
   public long committedTxid() {
     return committedTxid;
   }

@@ -45,7 +45,11 @@ public final class KafkaDeserializationException extends KafkaSpoutException {
     this.part = part;
   }
 
-  /** @return which part of the record failed */
+  /**
+   * Which deserializer failed.
+   *
+   * @return which part of the record failed
+   */
   public Part part() {
     return part;
   }

@@ -57,17 +57,29 @@ public final class KafkaOffsetOutOfRangeException extends KafkaSpoutException {
         + "again, or its log was truncated. The committed offsets do not belong to this log.";
   }
 
-  /** @return the log's first offset when the error was detected */
+  /**
+   * The start of the partition's log.
+   *
+   * @return the log's first offset when the error was detected
+   */
   public long logStart() {
     return logStart;
   }
 
-  /** @return the log's end offset when the error was detected */
+  /**
+   * The end of the partition's log.
+   *
+   * @return the log's end offset when the error was detected
+   */
   public long logEnd() {
     return logEnd;
   }
 
-  /** @return whether the offset is below the log start (deleted records) rather than past the log end */
+  /**
+   * Tells whether records were lost to retention.
+   *
+   * @return whether the offset is below the log start (deleted records) rather than past the log end
+   */
   public boolean deletedByRetention() {
     return offset().orElseThrow() < logStart;
   }

@@ -54,6 +54,8 @@ public record KafkaRecord<K, V>(String topic, int partition, long offset, long t
   }
 
   /**
+   * Looks a header up by key.
+   *
    * @param name a header key
    * @return the value of the last header named {@code name} (Kafka's {@code lastHeader}), empty if there is none or
    *     it has no value

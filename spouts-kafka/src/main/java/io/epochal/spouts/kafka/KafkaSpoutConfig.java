@@ -106,42 +106,72 @@ public final class KafkaSpoutConfig<K, V> {
     return builder(name, StringDeserializer::new, StringDeserializer::new);
   }
 
-  /** @return the spout's name */
+  /**
+   * The spout's name, named in its errors and logs.
+   *
+   * @return the spout's name
+   */
   public String name() {
     return name;
   }
 
-  /** @return the bootstrap servers, {@code host:port[,host:port...]} */
+  /**
+   * The brokers the consumer first connects to.
+   *
+   * @return the bootstrap servers, {@code host:port[,host:port...]}
+   */
   public String bootstrapServers() {
     return bootstrapServers;
   }
 
-  /** @return the topics, in the order given, without duplicates */
+  /**
+   * The topics the spout reads.
+   *
+   * @return the topics, in the order given, without duplicates
+   */
   public List<String> topics() {
     return topics;
   }
 
-  /** @return the extra consumer properties */
+  /**
+   * The consumer properties set with {@code property}, none of them one the spout owns.
+   *
+   * @return the properties by name, as strings; unmodifiable
+   */
   public Map<String, String> properties() {
     return properties;
   }
 
-  /** @return a new key deserializer (not yet configured) */
+  /**
+   * Makes a key deserializer with the supplier given to the builder.
+   *
+   * @return a new key deserializer (not yet configured)
+   */
   public Deserializer<K> newKeyDeserializer() {
     return Objects.requireNonNull(keyDeserializer.get(), "the key deserializer supplier returned null");
   }
 
-  /** @return a new value deserializer (not yet configured) */
+  /**
+   * Makes a value deserializer with the supplier given to the builder.
+   *
+   * @return a new value deserializer (not yet configured)
+   */
   public Deserializer<V> newValueDeserializer() {
     return Objects.requireNonNull(valueDeserializer.get(), "the value deserializer supplier returned null");
   }
 
-  /** @return the most records of one partition in one batch */
+  /**
+   * The bound on the records a batch takes from one partition.
+   *
+   * @return the most records of one partition in one batch
+   */
   public int maxRecordsPerPartition() {
     return maxRecordsPerPartition;
   }
 
   /**
+   * The bound on the bytes a batch takes from one partition.
+   *
    * @return the most bytes (keys, values and headers as stored) of one partition in one batch; a single larger
    *     record still makes a batch of its own
    */
@@ -149,32 +179,54 @@ public final class KafkaSpoutConfig<K, V> {
     return maxBytesPerPartition;
   }
 
-  /** @return the isolation level */
+  /**
+   * Which records of transactional producers the spout reads.
+   *
+   * @return the isolation level, {@code READ_COMMITTED} unless set
+   */
   public IsolationLevel isolationLevel() {
     return isolationLevel;
   }
 
-  /** @return where partitions without a committed offset start */
+  /**
+   * Where the spout starts reading a partition.
+   *
+   * @return where partitions without a committed offset start
+   */
   public StartPosition startPosition() {
     return startPosition;
   }
 
-  /** @return what to do with an offset outside the log */
+  /**
+   * What the spout does when an offset it must read is not in the log.
+   *
+   * @return what to do with an offset outside the log
+   */
   public OffsetOutOfRangePolicy offsetOutOfRange() {
     return offsetOutOfRange;
   }
 
-  /** @return the consumer group the committed offsets are mirrored to, if any */
+  /**
+   * The consumer group committed offsets are mirrored to, for lag monitoring.
+   *
+   * @return the group, empty if offsets are not mirrored
+   */
   public Optional<String> mirrorGroup() {
     return mirrorGroup;
   }
 
-  /** @return how often the topics' partitions are listed again ({@link Duration#ZERO}: every batch) */
+  /**
+   * How often the spout looks for new partitions of its topics.
+   *
+   * @return how often the topics' partitions are listed again ({@link Duration#ZERO}: every batch)
+   */
   public Duration partitionDiscoveryInterval() {
     return partitionDiscoveryInterval;
   }
 
   /**
+   * The bound of the spout's blocking calls to the Kafka client.
+   *
    * @return the bound of every blocking client call (metadata, offsets, commits) and of a fetch that makes no
    *     progress; past it the batch fails with a retryable {@link KafkaUnavailableException}
    */
@@ -182,7 +234,11 @@ public final class KafkaSpoutConfig<K, V> {
     return apiTimeout;
   }
 
-  /** @return the bound of one {@code poll} */
+  /**
+   * The bound of one poll of the consumer.
+   *
+   * @return the bound of one {@code poll}, positive
+   */
   public Duration pollTimeout() {
     return pollTimeout;
   }
@@ -444,6 +500,8 @@ public final class KafkaSpoutConfig<K, V> {
     }
 
     /**
+     * Builds the configuration.
+     *
      * @return the config
      * @throws IllegalStateException if no bootstrap servers or no topic were given, or the poll timeout exceeds the
      *     API timeout

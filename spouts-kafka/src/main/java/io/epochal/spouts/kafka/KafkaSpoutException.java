@@ -67,22 +67,38 @@ public sealed class KafkaSpoutException extends EpochalException
     return txid > 0 ? c.withTxid(txid) : c;
   }
 
-  /** @return the spout's name */
+  /**
+   * The spout that failed.
+   *
+   * @return the spout's name
+   */
   public String spout() {
     return spout;
   }
 
-  /** @return the topic concerned, if one is */
+  /**
+   * The topic the failure concerns.
+   *
+   * @return the topic, empty if the failure concerns none
+   */
   public Optional<String> topic() {
     return Optional.ofNullable(topic);
   }
 
-  /** @return the partition concerned, if one is */
+  /**
+   * The partition the failure concerns.
+   *
+   * @return the partition, empty if the failure concerns none
+   */
   public OptionalInt partition() {
     return partition < 0 ? OptionalInt.empty() : OptionalInt.of(partition);
   }
 
-  /** @return the offset concerned, if one is */
+  /**
+   * The offset the failure concerns.
+   *
+   * @return the offset, empty if the failure concerns none
+   */
   public OptionalLong offset() {
     return offset < 0 ? OptionalLong.empty() : OptionalLong.of(offset);
   }

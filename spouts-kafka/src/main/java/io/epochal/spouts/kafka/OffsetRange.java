@@ -40,7 +40,11 @@ public record OffsetRange(long from, long to) {
     }
   }
 
-  /** @return whether the range holds no offset ({@code from == to}) */
+  /**
+   * Tells whether the range is empty.
+   *
+   * @return whether the range holds no offset ({@code from == to})
+   */
   public boolean isEmpty() {
     return from == to;
   }
