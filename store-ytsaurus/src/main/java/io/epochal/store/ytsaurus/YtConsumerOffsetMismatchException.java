@@ -52,17 +52,29 @@ public final class YtConsumerOffsetMismatchException extends YtQueueException {
     this.foundOffset = foundOffset;
   }
 
-  /** @return the consumer's Cypress path */
+  /**
+   * The queue consumer that could not be advanced.
+   *
+   * @return the consumer's Cypress path
+   */
   public String consumer() {
     return consumer;
   }
 
-  /** @return the offset the pipeline expected (its committed end offset of the partition) */
+  /**
+   * The offset the advance expected the consumer at.
+   *
+   * @return the offset the pipeline expected (its committed end offset of the partition)
+   */
   public long expectedOffset() {
     return expectedOffset;
   }
 
-  /** @return the offset YTsaurus found, or {@code -1} if its error did not carry it */
+  /**
+   * The offset the consumer was found at.
+   *
+   * @return the offset YTsaurus found, or {@code -1} if its error did not carry it
+   */
   public long foundOffset() {
     return foundOffset;
   }

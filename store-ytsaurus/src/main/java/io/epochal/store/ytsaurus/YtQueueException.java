@@ -69,22 +69,38 @@ public sealed class YtQueueException extends EpochalException permits YtQueueRow
     return pipeline == null ? c : c.withPipeline(pipeline);
   }
 
-  /** @return the spout's name, empty when the failure arose in a store commit */
+  /**
+   * The spout that failed.
+   *
+   * @return the spout's name, empty when the failure arose in a store commit
+   */
   public Optional<String> spout() {
     return Optional.ofNullable(spout);
   }
 
-  /** @return the queue's Cypress path */
+  /**
+   * The queue the failure concerns.
+   *
+   * @return the queue's Cypress path
+   */
   public String queue() {
     return queue;
   }
 
-  /** @return the partition (tablet index) concerned, if one is */
+  /**
+   * The partition the failure concerns.
+   *
+   * @return the tablet index, empty if the failure concerns none
+   */
   public OptionalInt partition() {
     return partition < 0 ? OptionalInt.empty() : OptionalInt.of(partition);
   }
 
-  /** @return the row offset concerned, if one is */
+  /**
+   * The row offset the failure concerns.
+   *
+   * @return the offset, empty if the failure concerns none
+   */
   public OptionalLong offset() {
     return offset < 0 ? OptionalLong.empty() : OptionalLong.of(offset);
   }

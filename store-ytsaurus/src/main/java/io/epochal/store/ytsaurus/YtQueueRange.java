@@ -38,12 +38,20 @@ public record YtQueueRange(long from, long to) {
     }
   }
 
-  /** @return whether the range holds no offset */
+  /**
+   * Tells whether the range is empty.
+   *
+   * @return whether the range holds no offset ({@code from == to})
+   */
   public boolean isEmpty() {
     return from == to;
   }
 
-  /** @return the number of offsets in the range */
+  /**
+   * The size of the range.
+   *
+   * @return {@code to - from}
+   */
   public long size() {
     return to - from;
   }

@@ -99,22 +99,38 @@ public final class YtQueueRow {
     return new YtQueueRow(partition, offset, timestamp, Collections.unmodifiableMap(copy));
   }
 
-  /** @return the partition: the tablet index of the queue */
+  /**
+   * The partition the row was read from.
+   *
+   * @return the partition: the tablet index of the queue
+   */
   public int partition() {
     return partition;
   }
 
-  /** @return the offset: the row index within its tablet */
+  /**
+   * The row's offset in its partition.
+   *
+   * @return the offset: the row index within its tablet
+   */
   public long offset() {
     return offset;
   }
 
-  /** @return the row's {@code $timestamp} (a YTsaurus timestamp), empty if the queue has no such column */
+  /**
+   * The row's commit timestamp.
+   *
+   * @return the row's {@code $timestamp} (a YTsaurus timestamp), empty if the queue has no such column
+   */
   public OptionalLong timestamp() {
     return timestamp;
   }
 
-  /** @return the names of the row's columns, in the order the proxy sent them */
+  /**
+   * The row's column names, without system columns.
+   *
+   * @return the names of the row's columns, in the order the proxy sent them
+   */
   public Set<String> columns() {
     return columns.keySet();
   }

@@ -41,7 +41,11 @@ public final class YtQueueTrimmedException extends YtQueueException {
     this.firstAvailable = firstAvailable;
   }
 
-  /** @return the first offset the read returned, or {@code -1} if it returned no row */
+  /**
+   * The first offset still readable in the partition.
+   *
+   * @return the first offset the read returned, or {@code -1} if it returned no row
+   */
   public long firstAvailable() {
     return firstAvailable;
   }
