@@ -83,22 +83,38 @@ public enum YtCommand {
     this.hasInput = hasInput;
   }
 
-  /** @return the v4 command name as it appears in {@code /api/v4/<name>} */
+  /**
+   * The command's name on the wire.
+   *
+   * @return the v4 command name as it appears in {@code /api/v4/<name>}
+   */
   public String wireName() {
     return wireName;
   }
 
-  /** @return the HTTP method */
+  /**
+   * The HTTP method the proxy expects for the command.
+   *
+   * @return the HTTP method
+   */
   public Method method() {
     return method;
   }
 
-  /** @return whether the command reads a tabular input stream (then its parameters go in a header) */
+  /**
+   * Tells whether the command sends tabular input.
+   *
+   * @return whether the command reads a tabular input stream (then its parameters go in a header)
+   */
   public boolean hasInput() {
     return hasInput;
   }
 
-  /** @return whether parameters travel in the JSON request body (POST without input) */
+  /**
+   * Tells whether the command's parameters are sent as the request body.
+   *
+   * @return whether parameters travel in the JSON request body (POST without input)
+   */
   public boolean parametersInBody() {
     return method == Method.POST;
   }

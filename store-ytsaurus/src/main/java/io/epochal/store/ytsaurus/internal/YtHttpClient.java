@@ -115,7 +115,11 @@ public final class YtHttpClient implements AutoCloseable {
       return new Call(command, parameters, null, proxy, Phase.SETUP, null, false);
     }
 
-    /** @return this call with {@code mutation_id}/{@code retry} added */
+    /**
+     * A copy of this call marked as a mutation.
+     *
+     * @return this call with {@code mutation_id}/{@code retry} added
+     */
     public Call asMutation() {
       return new Call(command, parameters, input, proxy, phase, expectedProxy, true);
     }
@@ -132,6 +136,8 @@ public final class YtHttpClient implements AutoCloseable {
    */
   public record Response(int status, String servedBy, String requestId, String correlationId, byte[] body) {
     /**
+     * Parses the body.
+     *
      * @return the body as a JSON tree ({@code {}} for an empty body)
      * @throws IllegalStateException if it is not JSON
      */
@@ -181,7 +187,11 @@ public final class YtHttpClient implements AutoCloseable {
       }
     }
 
-    /** @return defaults: no token, 5 s connect, 60 s request, 5 attempts, 50 ms..2 s backoff */
+    /**
+     * The default settings.
+     *
+     * @return defaults: no token, 5 s connect, 60 s request, 5 attempts, 50 ms..2 s backoff
+     */
     public static Settings defaults() {
       return new Settings(Optional.empty(), Duration.ofSeconds(5), Duration.ofSeconds(60), 5, Duration.ofMillis(50),
           Duration.ofSeconds(2), Sleeper.system());
@@ -192,6 +202,8 @@ public final class YtHttpClient implements AutoCloseable {
   private final YtTransport transport;
 
   /**
+   * Makes the client.
+   *
    * @param settings the settings
    */
   public YtHttpClient(Settings settings) {
@@ -199,7 +211,11 @@ public final class YtHttpClient implements AutoCloseable {
     this.transport = new YtTransport(settings);
   }
 
-  /** @return the settings */
+  /**
+   * The client's settings.
+   *
+   * @return the settings
+   */
   public Settings settings() {
     return settings;
   }
@@ -297,6 +313,8 @@ public final class YtHttpClient implements AutoCloseable {
   }
 
   /**
+   * Tells whether an error is worth retrying.
+   *
    * @param error an error tree
    * @return whether retrying the same call may succeed: some code in the tree is retryable and none is final
    */
@@ -333,6 +351,8 @@ public final class YtHttpClient implements AutoCloseable {
   }
 
   /**
+   * Turns a proxy address into the base URI of its requests.
+   *
    * @param proxy {@code host}, {@code host:port} or a URL
    * @return the base URI ({@code http://host:port} unless a scheme was given)
    */
@@ -347,7 +367,11 @@ public final class YtHttpClient implements AutoCloseable {
     return URI.create(p + "/");
   }
 
-  /** @return a YTsaurus-style GUID: four 32-bit hex parts joined by '-' */
+  /**
+   * Makes a random id in YTsaurus' GUID format.
+   *
+   * @return a YTsaurus-style GUID: four 32-bit hex parts joined by '-'
+   */
   public static String newGuid() {
     ThreadLocalRandom r = ThreadLocalRandom.current();
     return Integer.toHexString(r.nextInt()) + "-" + Integer.toHexString(r.nextInt()) + "-"

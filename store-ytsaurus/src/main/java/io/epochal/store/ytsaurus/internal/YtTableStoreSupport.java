@@ -56,6 +56,8 @@ public final class YtTableStoreSupport {
   }
 
   /**
+   * The error for a lookup answer with fewer or more rows than keys asked.
+   *
    * @param path the logical table path
    * @param ytPath the physical table
    * @param answered the rows answered
@@ -80,6 +82,8 @@ public final class YtTableStoreSupport {
   }
 
   /**
+   * Tells whether a lookup answer's line stands for a missing row.
+   *
    * @param row a line of a {@code keep_missing_rows} answer
    * @return whether it stands for a missing row ({@code null}, or an object without any column)
    */
