@@ -27,7 +27,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public interface KafkaOutput<T> {
 
   /**
-   * @param topic the sink's topic
+   * Maps one of the pipeline's records to the Kafka record the sink publishes.
+   *
+   * @param topic the sink's topic (given to serializers that depend on it)
    * @param record the pipeline's record
    * @return the Kafka record to publish
    */
@@ -36,6 +38,16 @@ public interface KafkaOutput<T> {
   /**
    * A key function and a value function with Kafka serializers; a function returning {@code null} gives a record
    * without key (or a tombstone value).
+   *
+   * @param <T> the record type
+   * @param <K> the key type before serialization
+   * @param <V> the value type before serialization
+   * @param key extracts a record's key, {@code null} for none
+   * @param keySerializer serializes the key with the sink's topic; called from several threads
+   * @param value extracts a record's value, {@code null} for a tombstone
+   * @param valueSerializer serializes the value with the sink's topic; called from several threads
+   * @return a mapping without headers that leaves the partition to the producer's partitioner
+   * @throws NullPointerException if an argument is null
    */
   static <T, K, V> KafkaOutput<T> of(Function<? super T, ? extends K> key, Serializer<K> keySerializer,
       Function<? super T, ? extends V> value, Serializer<V> valueSerializer) {
@@ -51,7 +63,15 @@ public interface KafkaOutput<T> {
     };
   }
 
-  /** String keys and values (UTF-8), from a key function and a value function. */
+  /**
+   * String keys and values (UTF-8), from a key function and a value function.
+   *
+   * @param <T> the record type
+   * @param key extracts a record's key, {@code null} for none
+   * @param value extracts a record's value, {@code null} for a tombstone
+   * @return a mapping without headers that leaves the partition to the producer's partitioner
+   * @throws NullPointerException if an argument is null
+   */
   static <T> KafkaOutput<T> strings(Function<? super T, String> key, Function<? super T, String> value) {
     return of(key, new StringSerializer(), value, new StringSerializer());
   }
@@ -65,7 +85,16 @@ public interface KafkaOutput<T> {
    * @param headers the record's headers, in order
    */
   record Message(OptionalInt partition, Optional<byte[]> key, Optional<byte[]> value, List<Header> headers) {
-    /** @throws IllegalArgumentException if the partition is negative */
+    /**
+     * Makes the record, copying the key and value arrays and the header list.
+     *
+     * @param partition the Kafka partition, {@code >= 0}, or empty for the producer's partitioner
+     * @param key the serialized key, or empty for none
+     * @param value the serialized value, or empty for a tombstone
+     * @param headers the record's headers, in order
+     * @throws NullPointerException if a component or a header is null
+     * @throws IllegalArgumentException if the partition is negative
+     */
     public Message {
       Objects.requireNonNull(partition, "partition");
       if (partition.isPresent() && partition.getAsInt() < 0) {
@@ -76,16 +105,32 @@ public interface KafkaOutput<T> {
       headers = List.copyOf(headers);
     }
 
-    /** A record with a key and a value, partitioned by the producer. */
+    /**
+     * A record with a key and a value, partitioned by the producer, without headers.
+     *
+     * @param key the serialized key (copied), {@code null} for none
+     * @param value the serialized value (copied), {@code null} for a tombstone
+     * @return the record
+     */
     public static Message of(byte[] key, byte[] value) {
       return new Message(OptionalInt.empty(), Optional.ofNullable(key), Optional.ofNullable(value), List.of());
     }
 
+    /**
+     * The serialized key.
+     *
+     * @return a copy of the key bytes, empty for a record without key
+     */
     @Override
     public Optional<byte[]> key() {
       return key.map(byte[]::clone);
     }
 
+    /**
+     * The serialized value.
+     *
+     * @return a copy of the value bytes, empty for a tombstone
+     */
     @Override
     public Optional<byte[]> value() {
       return value.map(byte[]::clone);
@@ -120,12 +165,23 @@ public interface KafkaOutput<T> {
    * @param value its bytes, or empty for a null value
    */
   record Header(String key, Optional<byte[]> value) {
-    /** @throws NullPointerException if a component is null */
+    /**
+     * Makes the header, copying its value bytes.
+     *
+     * @param key the header's name
+     * @param value its bytes, or empty for a null value
+     * @throws NullPointerException if a component is null
+     */
     public Header {
       Objects.requireNonNull(key, "key");
       value = Objects.requireNonNull(value, "value").map(byte[]::clone);
     }
 
+    /**
+     * The header's value.
+     *
+     * @return a copy of the value bytes, empty for a null value
+     */
     @Override
     public Optional<byte[]> value() {
       return value.map(byte[]::clone);

@@ -37,7 +37,22 @@ public record KafkaSinkConfig<T>(String bootstrapServers, String topic, KafkaOut
     String transactionalIdPrefix, Duration apiTimeout, Duration publishTimeout, Duration transactionTimeout,
     Map<String, Object> clientProperties) {
 
-  /** @throws IllegalArgumentException if a value is missing, blank or not positive */
+  /**
+   * Makes the configuration, checking every value and copying {@code clientProperties}.
+   *
+   * @param bootstrapServers the cluster's bootstrap servers ({@code host:port,...}), not blank
+   * @param topic the topic published to, not blank
+   * @param output the mapping of a record to a Kafka record
+   * @param transactionalIdPrefix the prefix of the producers' transactional ids and marker groups, not blank
+   * @param apiTimeout the bound of one blocking client call, positive
+   * @param publishTimeout the bound of one publication with its retries, positive
+   * @param transactionTimeout the producers' {@code transaction.timeout.ms}, positive
+   * @param clientProperties extra properties of the producers and the admin client, without
+   *     {@code transactional.id}, {@code enable.idempotence} and {@code bootstrap.servers} (the sink sets them)
+   * @throws NullPointerException if {@code output} or {@code clientProperties} is null, or holds a null key or value
+   * @throws IllegalArgumentException if a value is missing, blank or not positive, or a client property is one the
+   *     sink sets
+   */
   public KafkaSinkConfig {
     requireText(bootstrapServers, "bootstrapServers");
     requireText(topic, "topic");
@@ -55,12 +70,27 @@ public record KafkaSinkConfig<T>(String bootstrapServers, String topic, KafkaOut
     }
   }
 
-  /** A builder of a sink publishing what {@code output} makes of each record. */
+  /**
+   * A builder of a sink publishing what {@code output} makes of each record.
+   *
+   * @param <T> the record type
+   * @param output the mapping of a record to a Kafka record
+   * @return a builder with the default timeouts and no client property
+   * @throws NullPointerException if {@code output} is null
+   */
   public static <T> Builder<T> builder(KafkaOutput<T> output) {
     return new Builder<>(output);
   }
 
-  /** A builder of a sink publishing records as UTF-8 string keys and values. */
+  /**
+   * A builder of a sink publishing records as UTF-8 string keys and values.
+   *
+   * @param <T> the record type
+   * @param key extracts a record's key, {@code null} for none
+   * @param value extracts a record's value, {@code null} for a tombstone
+   * @return a builder with the default timeouts and no client property
+   * @throws NullPointerException if an argument is null
+   */
   public static <T> Builder<T> strings(Function<? super T, String> key, Function<? super T, String> value) {
     return new Builder<>(KafkaOutput.strings(key, value));
   }
@@ -97,49 +127,92 @@ public record KafkaSinkConfig<T>(String bootstrapServers, String topic, KafkaOut
       this.output = Objects.requireNonNull(output, "output");
     }
 
-    /** The cluster's bootstrap servers ({@code host:port,...}). */
+    /**
+     * Sets the cluster's bootstrap servers (required).
+     *
+     * @param servers {@code host:port,...}; checked by {@link #build()}
+     * @return this builder
+     */
     public Builder<T> bootstrapServers(String servers) {
       this.bootstrapServers = servers;
       return this;
     }
 
-    /** The topic published to (it must exist). */
+    /**
+     * Sets the topic published to (required; it must exist).
+     *
+     * @param name the topic's name; checked by {@link #build()}
+     * @return this builder
+     */
     public Builder<T> topic(String name) {
       this.topic = name;
       return this;
     }
 
-    /** The transactional id prefix, stable per pipeline and sink; see {@link KafkaSinkConfig}. */
+    /**
+     * Sets the transactional id prefix (required), stable per pipeline and sink; see {@link KafkaSinkConfig}.
+     *
+     * @param value the prefix; checked by {@link #build()}
+     * @return this builder
+     */
     public Builder<T> transactionalIdPrefix(String value) {
       this.prefix = value;
       return this;
     }
 
-    /** The bound of one blocking client call; default 30 s. */
+    /**
+     * Sets the bound of one blocking client call; default 30 s.
+     *
+     * @param value the bound, positive; checked by {@link #build()}
+     * @return this builder
+     */
     public Builder<T> apiTimeout(Duration value) {
       this.apiTimeout = value;
       return this;
     }
 
-    /** The bound of one publication with its retries; default 2 min. */
+    /**
+     * Sets the bound of one publication with its retries; default 2 min.
+     *
+     * @param value the bound, positive; checked by {@link #build()}
+     * @return this builder
+     */
     public Builder<T> publishTimeout(Duration value) {
       this.publishTimeout = value;
       return this;
     }
 
-    /** The producers' transaction timeout; default 1 min. */
+    /**
+     * Sets the producers' transaction timeout; default 1 min.
+     *
+     * @param value the {@code transaction.timeout.ms} of the producers, positive; checked by {@link #build()}
+     * @return this builder
+     */
     public Builder<T> transactionTimeout(Duration value) {
       this.transactionTimeout = value;
       return this;
     }
 
-    /** An extra property of the producers and the admin client. */
+    /**
+     * Adds an extra property of the producers and the admin client, replacing an earlier value of {@code key}.
+     *
+     * @param key the property's name; one the sink sets is rejected by {@link #build()}
+     * @param value the property's value
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     */
     public Builder<T> clientProperty(String key, Object value) {
       clientProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
       return this;
     }
 
-    /** @throws IllegalArgumentException if a required value is missing */
+    /**
+     * Builds the configuration.
+     *
+     * @return the configuration of the values set
+     * @throws IllegalArgumentException if a required value is missing or blank, a timeout is not positive, or a
+     *     client property is one the sink sets
+     */
     public KafkaSinkConfig<T> build() {
       return new KafkaSinkConfig<>(bootstrapServers, topic, output, prefix, apiTimeout, publishTimeout,
           transactionTimeout, clientProperties);

@@ -24,13 +24,20 @@ public sealed class KafkaSinkException extends EpochalException
     permits KafkaSinkFencedException, KafkaSinkUnavailableException, KafkaSinkMarkerAheadException {
   private static final long serialVersionUID = 1L;
 
+  /** The pipeline's name. */
   private final String pipeline;
+  /** The sink's name in the pipeline. */
   private final String sink;
+  /** The engine partition. */
   private final int partition;
+  /** The batch's txid, 0 if none applies. */
   private final long txid;
+  /** The transactional id of the partition's producer. */
   private final String transactionalId;
 
   /**
+   * Makes the error; the context holds the pipeline, the transactional id as key and the txid if positive.
+   *
    * @param message what happened and what to do
    * @param cause the client's failure, or {@code null}
    * @param retryable whether a new attempt (a new pipeline over the same stores) can succeed
@@ -55,27 +62,47 @@ public sealed class KafkaSinkException extends EpochalException
     return txid > 0 ? c.withTxid(txid) : c;
   }
 
-  /** @return the pipeline's name */
+  /**
+   * The pipeline whose sink failed.
+   *
+   * @return the pipeline's name
+   */
   public String pipeline() {
     return pipeline;
   }
 
-  /** @return the sink's name in the pipeline */
+  /**
+   * The sink that failed.
+   *
+   * @return the sink's name in the pipeline
+   */
   public String sink() {
     return sink;
   }
 
-  /** @return the engine partition */
+  /**
+   * The engine partition whose publication failed.
+   *
+   * @return the engine partition
+   */
   public int partition() {
     return partition;
   }
 
-  /** @return the batch's txid, 0 if none applies */
+  /**
+   * The batch being read back or published.
+   *
+   * @return the batch's txid, 0 if none applies
+   */
   public long txid() {
     return txid;
   }
 
-  /** @return the transactional id of the partition's producer ({@code prefix-partition}) */
+  /**
+   * The transactional id of the failing partition's producer (also the name of its marker group).
+   *
+   * @return the transactional id, {@code prefix-partition}
+   */
   public String transactionalId() {
     return transactionalId;
   }

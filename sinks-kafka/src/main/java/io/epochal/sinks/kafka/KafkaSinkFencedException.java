@@ -15,6 +15,8 @@ public final class KafkaSinkFencedException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the non-retryable error for a producer another one with its transactional id fenced.
+   *
    * @param message what happened
    * @param cause the client's failure
    * @param pipeline the pipeline

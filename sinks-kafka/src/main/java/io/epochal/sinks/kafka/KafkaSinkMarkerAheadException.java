@@ -15,10 +15,14 @@ import io.epochal.api.Evolving;
 public final class KafkaSinkMarkerAheadException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 
+  /** The txid Kafka shows published for the partition. */
   private final long marker;
+  /** The txid the pipeline's checkpoint committed. */
   private final long committedTxid;
 
   /**
+   * Makes the non-retryable error; its {@link #txid()} is the marker.
+   *
    * @param message what was found
    * @param pipeline the pipeline
    * @param sink the sink
@@ -34,12 +38,20 @@ public final class KafkaSinkMarkerAheadException extends KafkaSinkException {
     this.committedTxid = committedTxid;
   }
 
-  /** @return the txid Kafka shows published for the partition */
+  /**
+   * The txid marker Kafka holds for the partition.
+   *
+   * @return the txid Kafka shows published for the partition
+   */
   public long marker() {
     return marker;
   }
 
-  /** @return the txid the pipeline's checkpoint committed */
+  /**
+   * The txid the pipeline's checkpoint committed, below the marker.
+   *
+   * @return the committed txid
+   */
   public long committedTxid() {
     return committedTxid;
   }

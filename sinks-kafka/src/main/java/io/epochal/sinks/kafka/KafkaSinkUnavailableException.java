@@ -15,6 +15,8 @@ public final class KafkaSinkUnavailableException extends KafkaSinkException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the retryable error for a cluster that did not answer within the publish timeout.
+   *
    * @param message what the sink was doing and for how long
    * @param cause the last failure of the client
    * @param pipeline the pipeline

@@ -32,6 +32,8 @@ public final class KafkaDeadLetter<K, V> implements KafkaMessage<K, V> {
   private final String error;
 
   /**
+   * Makes the dead letter of a record whose key or value its deserializer rejected, copying the bytes and headers.
+   *
    * @param topic the topic
    * @param partition the partition
    * @param offset the offset
@@ -70,32 +72,56 @@ public final class KafkaDeadLetter<K, V> implements KafkaMessage<K, V> {
     return offset;
   }
 
-  /** @return the record's timestamp in epoch milliseconds */
+  /**
+   * The record's timestamp.
+   *
+   * @return the timestamp in epoch milliseconds (negative if the record has none)
+   */
   public long timestamp() {
     return timestamp;
   }
 
-  /** @return a copy of the raw key bytes, empty if the record has no key */
+  /**
+   * The record's key as the broker stored it.
+   *
+   * @return a copy of the raw key bytes, empty if the record has no key
+   */
   public Optional<byte[]> key() {
     return key == null ? Optional.empty() : Optional.of(key.clone());
   }
 
-  /** @return a copy of the raw value bytes, empty if the record has no value */
+  /**
+   * The record's value as the broker stored it.
+   *
+   * @return a copy of the raw value bytes, empty if the record has no value
+   */
   public Optional<byte[]> value() {
     return value == null ? Optional.empty() : Optional.of(value.clone());
   }
 
-  /** @return the record's headers */
+  /**
+   * The record's headers.
+   *
+   * @return the headers in record order
+   */
   public List<KafkaHeader> headers() {
     return headers;
   }
 
-  /** @return which part of the record its deserializer rejected */
+  /**
+   * Which deserializer failed.
+   *
+   * @return which part of the record its deserializer rejected
+   */
   public KafkaDeserializationException.Part part() {
     return part;
   }
 
-  /** @return the deserializer's failure, as its class name and message */
+  /**
+   * Why the deserializer failed.
+   *
+   * @return the deserializer's failure, as its class name and message
+   */
   public String error() {
     return error;
   }

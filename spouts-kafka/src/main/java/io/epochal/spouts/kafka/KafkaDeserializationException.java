@@ -22,9 +22,12 @@ public final class KafkaDeserializationException extends KafkaSpoutException {
     VALUE
   }
 
+  /** Which part of the record its deserializer rejected. */
   private final Part part;
 
   /**
+   * Makes the non-retryable error for a record whose key or value its deserializer rejected.
+   *
    * @param spout the spout's name
    * @param topic the topic
    * @param partition the partition
@@ -42,7 +45,11 @@ public final class KafkaDeserializationException extends KafkaSpoutException {
     this.part = part;
   }
 
-  /** @return which part of the record failed */
+  /**
+   * Which deserializer failed.
+   *
+   * @return which part of the record failed
+   */
   public Part part() {
     return part;
   }

@@ -17,6 +17,8 @@ public final class KafkaHeader {
   private final byte[] value;
 
   /**
+   * Makes the header, copying the value bytes.
+   *
    * @param key the header key, not {@code null}
    * @param value the value bytes (copied), or {@code null} for a header without a value
    */
@@ -25,17 +27,29 @@ public final class KafkaHeader {
     this.value = value == null ? null : value.clone();
   }
 
-  /** @return the header key */
+  /**
+   * The header's key.
+   *
+   * @return the key, never {@code null}
+   */
   public String key() {
     return key;
   }
 
-  /** @return a copy of the value bytes, empty for a header without a value */
+  /**
+   * The header's value.
+   *
+   * @return a copy of the value bytes, empty for a header without a value
+   */
   public Optional<byte[]> value() {
     return value == null ? Optional.empty() : Optional.of(value.clone());
   }
 
-  /** @return the number of value bytes, 0 for a header without a value */
+  /**
+   * The size of the header's value, without copying it.
+   *
+   * @return the number of value bytes, 0 for a header without a value
+   */
   public int valueSize() {
     return value == null ? 0 : value.length;
   }

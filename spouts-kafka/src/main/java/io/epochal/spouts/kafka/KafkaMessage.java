@@ -17,21 +17,41 @@ import java.util.Optional;
 @Evolving
 public sealed interface KafkaMessage<K, V> permits KafkaRecord, KafkaDeadLetter {
 
-  /** @return the topic */
+  /**
+   * The topic the record was read from.
+   *
+   * @return the topic
+   */
   String topic();
 
-  /** @return the partition */
+  /**
+   * The partition the record was read from.
+   *
+   * @return the partition, {@code >= 0}
+   */
   int partition();
 
-  /** @return the offset */
+  /**
+   * The record's offset in its partition.
+   *
+   * @return the offset, {@code >= 0}
+   */
   long offset();
 
-  /** @return this message as a record, empty for a dead letter */
+  /**
+   * This message if its key and value were deserialized.
+   *
+   * @return this message as a record, empty for a dead letter
+   */
   default Optional<KafkaRecord<K, V>> record() {
     return this instanceof KafkaRecord<K, V> r ? Optional.of(r) : Optional.empty();
   }
 
-  /** @return this message as a dead letter, empty for a record */
+  /**
+   * This message if its key or value could not be deserialized.
+   *
+   * @return this message as a dead letter, empty for a record
+   */
   default Optional<KafkaDeadLetter<K, V>> deadLetter() {
     return this instanceof KafkaDeadLetter<K, V> d ? Optional.of(d) : Optional.empty();
   }

@@ -17,10 +17,15 @@ import io.epochal.api.Evolving;
 public final class KafkaOffsetOutOfRangeException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 
+  /** The log's first offset when the error was detected. */
   private final long logStart;
+  /** The log's end offset when the error was detected. */
   private final long logEnd;
 
   /**
+   * Makes the error for an offset outside the log: retryable if it is past {@code logEnd} (the log may catch up),
+   * non-retryable otherwise (below the log start, the records were deleted).
+   *
    * @param spout the spout's name
    * @param topic the topic
    * @param partition the partition
@@ -52,17 +57,29 @@ public final class KafkaOffsetOutOfRangeException extends KafkaSpoutException {
         + "again, or its log was truncated. The committed offsets do not belong to this log.";
   }
 
-  /** @return the log's first offset when the error was detected */
+  /**
+   * The start of the partition's log.
+   *
+   * @return the log's first offset when the error was detected
+   */
   public long logStart() {
     return logStart;
   }
 
-  /** @return the log's end offset when the error was detected */
+  /**
+   * The end of the partition's log.
+   *
+   * @return the log's end offset when the error was detected
+   */
   public long logEnd() {
     return logEnd;
   }
 
-  /** @return whether the offset is below the log start (deleted records) rather than past the log end */
+  /**
+   * Tells whether records were lost to retention.
+   *
+   * @return whether the offset is below the log start (deleted records) rather than past the log end
+   */
   public boolean deletedByRetention() {
     return offset().orElseThrow() < logStart;
   }

@@ -29,6 +29,16 @@ public record KafkaRecord<K, V>(String topic, int partition, long offset, long t
     Optional<K> key, Optional<V> value, List<KafkaHeader> headers) implements KafkaMessage<K, V> {
 
   /**
+   * Makes the record, copying {@code headers}.
+   *
+   * @param topic the topic
+   * @param partition the partition, {@code >= 0}
+   * @param offset the offset, {@code >= 0}
+   * @param timestamp the timestamp in epoch milliseconds (negative if the record has none)
+   * @param timestampType what the timestamp means (create time, log append time, none)
+   * @param key the deserialized key, empty for none
+   * @param value the deserialized value, empty for none (a tombstone)
+   * @param headers the headers in record order; copied
    * @throws NullPointerException if a component or a header is {@code null}
    * @throws IllegalArgumentException if {@code partition} or {@code offset} is negative
    */
@@ -44,6 +54,8 @@ public record KafkaRecord<K, V>(String topic, int partition, long offset, long t
   }
 
   /**
+   * Looks a header up by key.
+   *
    * @param name a header key
    * @return the value of the last header named {@code name} (Kafka's {@code lastHeader}), empty if there is none or
    *     it has no value

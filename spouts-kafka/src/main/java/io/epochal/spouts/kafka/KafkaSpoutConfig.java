@@ -106,42 +106,72 @@ public final class KafkaSpoutConfig<K, V> {
     return builder(name, StringDeserializer::new, StringDeserializer::new);
   }
 
-  /** @return the spout's name */
+  /**
+   * The spout's name, named in its errors and logs.
+   *
+   * @return the spout's name
+   */
   public String name() {
     return name;
   }
 
-  /** @return the bootstrap servers, {@code host:port[,host:port...]} */
+  /**
+   * The brokers the consumer first connects to.
+   *
+   * @return the bootstrap servers, {@code host:port[,host:port...]}
+   */
   public String bootstrapServers() {
     return bootstrapServers;
   }
 
-  /** @return the topics, in the order given, without duplicates */
+  /**
+   * The topics the spout reads.
+   *
+   * @return the topics, in the order given, without duplicates
+   */
   public List<String> topics() {
     return topics;
   }
 
-  /** @return the extra consumer properties */
+  /**
+   * The consumer properties set with {@code property}, none of them one the spout owns.
+   *
+   * @return the properties by name, as strings; unmodifiable
+   */
   public Map<String, String> properties() {
     return properties;
   }
 
-  /** @return a new key deserializer (not yet configured) */
+  /**
+   * Makes a key deserializer with the supplier given to the builder.
+   *
+   * @return a new key deserializer (not yet configured)
+   */
   public Deserializer<K> newKeyDeserializer() {
     return Objects.requireNonNull(keyDeserializer.get(), "the key deserializer supplier returned null");
   }
 
-  /** @return a new value deserializer (not yet configured) */
+  /**
+   * Makes a value deserializer with the supplier given to the builder.
+   *
+   * @return a new value deserializer (not yet configured)
+   */
   public Deserializer<V> newValueDeserializer() {
     return Objects.requireNonNull(valueDeserializer.get(), "the value deserializer supplier returned null");
   }
 
-  /** @return the most records of one partition in one batch */
+  /**
+   * The bound on the records a batch takes from one partition.
+   *
+   * @return the most records of one partition in one batch
+   */
   public int maxRecordsPerPartition() {
     return maxRecordsPerPartition;
   }
 
   /**
+   * The bound on the bytes a batch takes from one partition.
+   *
    * @return the most bytes (keys, values and headers as stored) of one partition in one batch; a single larger
    *     record still makes a batch of its own
    */
@@ -149,32 +179,54 @@ public final class KafkaSpoutConfig<K, V> {
     return maxBytesPerPartition;
   }
 
-  /** @return the isolation level */
+  /**
+   * Which records of transactional producers the spout reads.
+   *
+   * @return the isolation level, {@code READ_COMMITTED} unless set
+   */
   public IsolationLevel isolationLevel() {
     return isolationLevel;
   }
 
-  /** @return where partitions without a committed offset start */
+  /**
+   * Where the spout starts reading a partition.
+   *
+   * @return where partitions without a committed offset start
+   */
   public StartPosition startPosition() {
     return startPosition;
   }
 
-  /** @return what to do with an offset outside the log */
+  /**
+   * What the spout does when an offset it must read is not in the log.
+   *
+   * @return what to do with an offset outside the log
+   */
   public OffsetOutOfRangePolicy offsetOutOfRange() {
     return offsetOutOfRange;
   }
 
-  /** @return the consumer group the committed offsets are mirrored to, if any */
+  /**
+   * The consumer group committed offsets are mirrored to, for lag monitoring.
+   *
+   * @return the group, empty if offsets are not mirrored
+   */
   public Optional<String> mirrorGroup() {
     return mirrorGroup;
   }
 
-  /** @return how often the topics' partitions are listed again ({@link Duration#ZERO}: every batch) */
+  /**
+   * How often the spout looks for new partitions of its topics.
+   *
+   * @return how often the topics' partitions are listed again ({@link Duration#ZERO}: every batch)
+   */
   public Duration partitionDiscoveryInterval() {
     return partitionDiscoveryInterval;
   }
 
   /**
+   * The bound of the spout's blocking calls to the Kafka client.
+   *
    * @return the bound of every blocking client call (metadata, offsets, commits) and of a fetch that makes no
    *     progress; past it the batch fails with a retryable {@link KafkaUnavailableException}
    */
@@ -182,7 +234,11 @@ public final class KafkaSpoutConfig<K, V> {
     return apiTimeout;
   }
 
-  /** @return the bound of one {@code poll} */
+  /**
+   * The bound of one poll of the consumer.
+   *
+   * @return the bound of one {@code poll}, positive
+   */
   public Duration pollTimeout() {
     return pollTimeout;
   }
@@ -230,7 +286,13 @@ public final class KafkaSpoutConfig<K, V> {
       this.valueDeserializer = Objects.requireNonNull(valueDeserializer, "valueDeserializer");
     }
 
-    /** @param servers {@code host:port[,host:port...]} */
+    /**
+     * Sets the brokers the consumer first connects to (required).
+     *
+     * @param servers {@code host:port[,host:port...]}, not blank
+     * @return this builder
+     * @throws IllegalArgumentException if {@code servers} is blank
+     */
     public Builder<K, V> bootstrapServers(String servers) {
       Objects.requireNonNull(servers, "servers");
       if (servers.isBlank()) {
@@ -240,12 +302,25 @@ public final class KafkaSpoutConfig<K, V> {
       return this;
     }
 
-    /** Adds topics to read (duplicates are ignored). */
+    /**
+     * Adds topics to read (duplicates are ignored).
+     *
+     * @param topics valid Kafka topic names (letters, digits, {@code .}, {@code _}, {@code -}; not {@code .} or
+     *     {@code ..})
+     * @return this builder
+     * @throws IllegalArgumentException if a name is not a valid topic name
+     */
     public Builder<K, V> topics(String... topics) {
       return topics(List.of(topics));
     }
 
-    /** Adds topics to read (duplicates are ignored). */
+    /**
+     * Adds topics to read (duplicates are ignored).
+     *
+     * @param topics valid Kafka topic names, as for {@link #topics(String...)}
+     * @return this builder
+     * @throws IllegalArgumentException if a name is not a valid topic name
+     */
     public Builder<K, V> topics(List<String> topics) {
       for (String t : topics) {
         Objects.requireNonNull(t, "topic");
@@ -260,6 +335,9 @@ public final class KafkaSpoutConfig<K, V> {
     /**
      * Sets a consumer property (security, fetch sizes, client id, ...).
      *
+     * @param key the consumer property name, one the spout does not own
+     * @param value the property's value, stored as {@code String.valueOf(value)}
+     * @return this builder
      * @throws IllegalArgumentException for a property the spout owns (see {@link KafkaSpoutConfig})
      */
     public Builder<K, V> property(String key, Object value) {
@@ -280,13 +358,25 @@ public final class KafkaSpoutConfig<K, V> {
       return this;
     }
 
-    /** Sets several consumer properties, as {@link #property} does. */
+    /**
+     * Sets several consumer properties, as {@link #property} does.
+     *
+     * @param values the properties by name; none of them one the spout owns
+     * @return this builder
+     * @throws IllegalArgumentException for a property the spout owns (the properties before it are set)
+     */
     public Builder<K, V> properties(Map<String, ?> values) {
       values.forEach(this::property);
       return this;
     }
 
-    /** @param max the most records of one partition in one batch, {@code >= 1} */
+    /**
+     * Bounds the records a batch takes from one partition.
+     *
+     * @param max the most records of one partition in one batch, {@code >= 1}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code max < 1}
+     */
     public Builder<K, V> maxRecordsPerPartition(int max) {
       if (max < 1) {
         throw new IllegalArgumentException("maxRecordsPerPartition must be >= 1, was " + max);
@@ -295,7 +385,13 @@ public final class KafkaSpoutConfig<K, V> {
       return this;
     }
 
-    /** @param max the most bytes of one partition in one batch, {@code >= 1} (one larger record still passes) */
+    /**
+     * Bounds the bytes a batch takes from one partition.
+     *
+     * @param max the most bytes of one partition in one batch, {@code >= 1} (one larger record still passes)
+     * @return this builder
+     * @throws IllegalArgumentException if {@code max < 1}
+     */
     public Builder<K, V> maxBytesPerPartition(long max) {
       if (max < 1) {
         throw new IllegalArgumentException("maxBytesPerPartition must be >= 1, was " + max);
@@ -305,21 +401,34 @@ public final class KafkaSpoutConfig<K, V> {
     }
 
     /**
+     * Sets which records of transactional producers the spout reads.
+     *
      * @param level {@code READ_COMMITTED} (the default: aborted records are never emitted, batches end at the last
      *     stable offset) or {@code READ_UNCOMMITTED}
+     * @return this builder
      */
     public Builder<K, V> isolationLevel(IsolationLevel level) {
       this.isolationLevel = Objects.requireNonNull(level, "level");
       return this;
     }
 
-    /** @param start where partitions without a committed offset start */
+    /**
+     * Sets where the spout starts reading a partition.
+     *
+     * @param start where partitions without a committed offset start
+     * @return this builder
+     */
     public Builder<K, V> startPosition(StartPosition start) {
       this.startPosition = Objects.requireNonNull(start, "start");
       return this;
     }
 
-    /** @param policy what to do with an offset outside the log; anything but FAIL gives up exactly-once */
+    /**
+     * Sets what the spout does when an offset it must read is no longer (or not yet) in the log.
+     *
+     * @param policy what to do with an offset outside the log; anything but FAIL gives up exactly-once
+     * @return this builder
+     */
     public Builder<K, V> offsetOutOfRange(OffsetOutOfRangePolicy policy) {
       this.offsetOutOfRange = Objects.requireNonNull(policy, "policy");
       return this;
@@ -328,6 +437,10 @@ public final class KafkaSpoutConfig<K, V> {
     /**
      * After each committed batch, also commits its offsets to consumer group {@code group} (best effort, for lag
      * monitoring). The spout never reads them back: the checkpoint stays the truth.
+     *
+     * @param group the consumer group id, not blank
+     * @return this builder
+     * @throws IllegalArgumentException if {@code group} is blank
      */
     public Builder<K, V> mirrorToConsumerGroup(String group) {
       Objects.requireNonNull(group, "group");
@@ -338,7 +451,13 @@ public final class KafkaSpoutConfig<K, V> {
       return this;
     }
 
-    /** @param interval how often partitions are listed again, {@code >= 0} ({@link Duration#ZERO}: every batch) */
+    /**
+     * Sets how often the spout looks for new partitions of its topics.
+     *
+     * @param interval how often partitions are listed again, {@code >= 0} ({@link Duration#ZERO}: every batch)
+     * @return this builder
+     * @throws IllegalArgumentException if {@code interval} is negative
+     */
     public Builder<K, V> partitionDiscoveryInterval(Duration interval) {
       Objects.requireNonNull(interval, "interval");
       if (interval.isNegative()) {
@@ -348,7 +467,13 @@ public final class KafkaSpoutConfig<K, V> {
       return this;
     }
 
-    /** @param timeout the bound of every blocking client call and of a stalled fetch, {@code > 0} */
+    /**
+     * Bounds the spout's blocking calls to the Kafka client.
+     *
+     * @param timeout the bound of every blocking client call and of a stalled fetch, {@code > 0}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     */
     public Builder<K, V> apiTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative() || timeout.isZero()) {
@@ -358,7 +483,13 @@ public final class KafkaSpoutConfig<K, V> {
       return this;
     }
 
-    /** @param timeout the bound of one poll, {@code > 0} */
+    /**
+     * Bounds one poll of the consumer.
+     *
+     * @param timeout the bound of one poll, {@code > 0}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     */
     public Builder<K, V> pollTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative() || timeout.isZero()) {
@@ -369,6 +500,8 @@ public final class KafkaSpoutConfig<K, V> {
     }
 
     /**
+     * Builds the configuration.
+     *
      * @return the config
      * @throws IllegalStateException if no bootstrap servers or no topic were given, or the poll timeout exceeds the
      *     API timeout

@@ -28,12 +28,18 @@ public sealed class KafkaSpoutException extends EpochalException
     KafkaUnavailableException {
   private static final long serialVersionUID = 1L;
 
+  /** The spout's name. */
   private final String spout;
+  /** The topic concerned, {@code null} if none. */
   private final String topic;
+  /** The partition concerned, {@code -1} if none. */
   private final int partition;
+  /** The offset concerned, {@code -1} if none. */
   private final long offset;
 
   /**
+   * Makes the error; the context key is built from the topic, partition and offset as far as they are given.
+   *
    * @param message what happened and what to do
    * @param cause the client's failure, or {@code null}
    * @param retryable whether replaying the batch can succeed
@@ -61,22 +67,38 @@ public sealed class KafkaSpoutException extends EpochalException
     return txid > 0 ? c.withTxid(txid) : c;
   }
 
-  /** @return the spout's name */
+  /**
+   * The spout that failed.
+   *
+   * @return the spout's name
+   */
   public String spout() {
     return spout;
   }
 
-  /** @return the topic concerned, if one is */
+  /**
+   * The topic the failure concerns.
+   *
+   * @return the topic, empty if the failure concerns none
+   */
   public Optional<String> topic() {
     return Optional.ofNullable(topic);
   }
 
-  /** @return the partition concerned, if one is */
+  /**
+   * The partition the failure concerns.
+   *
+   * @return the partition, empty if the failure concerns none
+   */
   public OptionalInt partition() {
     return partition < 0 ? OptionalInt.empty() : OptionalInt.of(partition);
   }
 
-  /** @return the offset concerned, if one is */
+  /**
+   * The offset the failure concerns.
+   *
+   * @return the offset, empty if the failure concerns none
+   */
   public OptionalLong offset() {
     return offset < 0 ? OptionalLong.empty() : OptionalLong.of(offset);
   }

@@ -14,6 +14,8 @@ public final class KafkaTopicNotFoundException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the retryable error for a topic that does not exist (the spout never creates one).
+   *
    * @param spout the spout's name
    * @param topic the missing topic
    * @param txid the batch's txid, or 0

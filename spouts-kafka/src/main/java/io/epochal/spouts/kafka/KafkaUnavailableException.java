@@ -16,6 +16,8 @@ public final class KafkaUnavailableException extends KafkaSpoutException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the retryable error for a cluster that did not answer in time.
+   *
    * @param message what the spout was doing and for how long
    * @param cause the client's failure, or {@code null}
    * @param spout the spout's name

@@ -27,19 +27,34 @@ import java.util.Objects;
 public record OffsetRange(long from, long to) {
   private static final Codec<OffsetRange> CODEC = new RangeCodec();
 
-  /** @throws IllegalArgumentException if {@code from < 0} or {@code to < from} */
+  /**
+   * Makes the range {@code [from, to)}.
+   *
+   * @param from the first offset, {@code >= 0}
+   * @param to the offset after the last one, {@code >= from}
+   * @throws IllegalArgumentException if {@code from < 0} or {@code to < from}
+   */
   public OffsetRange {
     if (from < 0 || to < from) {
       throw new IllegalArgumentException("Bad offset range [" + from + ", " + to + "): need 0 <= from <= to");
     }
   }
 
-  /** @return whether the range holds no offset ({@code from == to}) */
+  /**
+   * Tells whether the range is empty.
+   *
+   * @return whether the range holds no offset ({@code from == to})
+   */
   public boolean isEmpty() {
     return from == to;
   }
 
-  /** @return whether {@code offset} lies in {@code [from, to)} */
+  /**
+   * Tells whether the range holds an offset.
+   *
+   * @param offset any offset (negative ones are never contained)
+   * @return whether {@code offset} lies in {@code [from, to)}
+   */
   public boolean contains(long offset) {
     return offset >= from && offset < to;
   }

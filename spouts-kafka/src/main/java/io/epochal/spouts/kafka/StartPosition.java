@@ -49,17 +49,27 @@ public final class StartPosition {
     this.otherwise = otherwise;
   }
 
-  /** @return start at the log start */
+  /**
+   * Starts every partition at its log start (the oldest record retention kept).
+   *
+   * @return the earliest position
+   */
   public static StartPosition earliest() {
     return EARLIEST;
   }
 
-  /** @return start at the log end seen by the pipeline's first batch */
+  /**
+   * Starts every partition at its log end as the pipeline's first batch sees it.
+   *
+   * @return the latest position
+   */
   public static StartPosition latest() {
     return LATEST;
   }
 
   /**
+   * Starts the given partitions at explicit offsets and the others at {@code otherwise}.
+   *
    * @param offsets the first offset to read per partition (copied), each {@code >= 0}
    * @param otherwise where partitions missing from {@code offsets} start, not itself explicit
    * @return explicit start offsets
@@ -83,18 +93,32 @@ public final class StartPosition {
     return new StartPosition(Kind.OFFSETS, java.util.Collections.unmodifiableMap(copy), otherwise);
   }
 
-  /** @return the kind */
+  /**
+   * Which kind of position this is.
+   *
+   * @return the kind
+   */
   public Kind kind() {
     return kind;
   }
 
-  /** @return the explicit offset of {@code partition}, if one was given */
+  /**
+   * The offset given for one partition by {@link #offsets}.
+   *
+   * @param partition the topic partition asked about
+   * @return the explicit offset of {@code partition}, empty if none was given (always for a kind other than
+   *     explicit offsets)
+   */
   public OptionalLong offsetOf(TopicPartition partition) {
     Long o = offsets.get(partition);
     return o == null ? OptionalLong.empty() : OptionalLong.of(o);
   }
 
-  /** @return for explicit offsets, where the other partitions start */
+  /**
+   * Where the partitions without an explicit offset start.
+   *
+   * @return the fallback of explicit offsets; empty for any other kind
+   */
   public Optional<StartPosition> otherwise() {
     return Optional.ofNullable(otherwise);
   }

@@ -64,8 +64,12 @@ public final class OpaqueMap<K, V> extends TxidMap<K, V, OpaqueValue<V>> {
   /**
    * Layers the opaque rule over a store.
    *
-   * @param backing the store of cells
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param backing the store of cells; the map reads and writes only through it and keeps no cell beyond the
+   *     per-attempt cache
    * @param tableName the table named in error messages
+   * @return a new map, not yet in an epoch (call {@link #begin} before reading or writing)
    * @throws NullPointerException if an argument is null
    */
   public static <K, V> OpaqueMap<K, V> over(IBackingMap<K, OpaqueValue<V>> backing, String tableName) {
@@ -75,6 +79,10 @@ public final class OpaqueMap<K, V> extends TxidMap<K, V, OpaqueValue<V>> {
   /**
    * A factory making one map per partition over the same store; the table name is the state's name.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param backing the store of cells, shared by every partition's map
+   * @return a factory of {@link StateKind#OPAQUE} map states
    * @throws NullPointerException if {@code backing} is null
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, OpaqueValue<V>> backing) {
@@ -85,6 +93,11 @@ public final class OpaqueMap<K, V> extends TxidMap<K, V, OpaqueValue<V>> {
    * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
    * partition's context; the table name is the state's name.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param backingPerPartition returns the store of cells for a partition's context, called once per state made;
+   *     must not return null
+   * @return a factory of {@link StateKind#OPAQUE} map states
    * @throws NullPointerException if {@code backingPerPartition} is null, or returns null when a state is made
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(

@@ -48,6 +48,8 @@ public final class OpaqueTableLayout<V> implements CellLayout<OpaqueValue<V>> {
   private final Predicate<? super V> isEmpty;
 
   /**
+   * Makes the layout.
+   *
    * @param codec the value codec
    * @param isEmpty which values are empty (a cell whose {@code curr} is empty deletes its row, see
    *     {@link TableStates})
@@ -60,6 +62,11 @@ public final class OpaqueTableLayout<V> implements CellLayout<OpaqueValue<V>> {
   /**
    * A factory of {@link OpaqueMap}s over the tables the builder describes.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param builder the key and value codecs, emptiness and table options of the state; its value codec and
+   *     emptiness make the layout
+   * @return a factory of {@link StateKind#OPAQUE} map states stored in this layout
    * @throws NullPointerException if {@code builder} is null
    */
   public static <K, V> TableBackedStateFactory<MapState<K, V>> factory(TableStates.Builder<K, V> builder) {
@@ -68,7 +75,16 @@ public final class OpaqueTableLayout<V> implements CellLayout<OpaqueValue<V>> {
         (backing, table) -> OpaqueMap.over(backing, table), "OpaqueMap");
   }
 
-  /** Shorthand for {@code factory(TableStates.builder(keys, values))}. */
+  /**
+   * Shorthand for {@code factory(TableStates.builder(keys, values))}.
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param keys encodes the keys into the table's key columns
+   * @param values encodes {@code curr} and {@code prev} into the {@code value} and {@code prev_value} columns
+   * @return a factory of {@link StateKind#OPAQUE} map states with the builder's defaults
+   * @throws NullPointerException if an argument is null
+   */
   public static <K, V> TableBackedStateFactory<MapState<K, V>> factory(KeyCodec<K> keys,
       Codec<V> values) {
     return factory(TableStates.builder(keys, values));

@@ -45,6 +45,11 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
   }
 
   /**
+   * Makes the cell, checking its invariants.
+   *
+   * @param curr the value written by batch {@code txid}, never null
+   * @param prev the value before batch {@code txid}; empty if the key had none, never null
+   * @param txid the batch that wrote {@code curr}, at least 1
    * @throws NullPointerException if {@code curr} or {@code prev} is null
    * @throws IllegalArgumentException if {@code txid < 1}
    */
@@ -57,6 +62,10 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
   /**
    * The cell of a key first written by batch {@code txid}: {@code (curr, empty, txid)}.
    *
+   * @param <V> the value type
+   * @param curr the value batch {@code txid} wrote, never null
+   * @param txid the batch that wrote the key first, at least 1
+   * @return the cell with no previous value
    * @throws NullPointerException if {@code curr} is null
    * @throws IllegalArgumentException if {@code txid < 1}
    */
@@ -67,6 +76,11 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
   /**
    * The cell {@code (curr, Optional.of(prev), txid)}.
    *
+   * @param <V> the value type
+   * @param curr the value batch {@code txid} wrote, never null
+   * @param prev the value the key had before batch {@code txid}, never null
+   * @param txid the batch that wrote {@code curr}, at least 1
+   * @return the cell with a previous value
    * @throws NullPointerException if {@code curr} or {@code prev} is null
    * @throws IllegalArgumentException if {@code txid < 1}
    */
@@ -77,6 +91,9 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
   /**
    * The opaque rule for this stored cell and batch {@code batchTxid}.
    *
+   * @param batchTxid the batch about to read or update the key, at least 1
+   * @return {@link Decision#BUILD_ON_CURR} if this cell's {@code txid} is below {@code batchTxid},
+   *     {@link Decision#REPLAY_FROM_PREV} if equal, {@link Decision#AHEAD} if above
    * @throws IllegalArgumentException if {@code batchTxid < 1}
    */
   public Decision decide(long batchTxid) {
@@ -89,6 +106,9 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
    * The value batch {@code batchTxid} reads and builds on: {@code curr} if this cell is older, {@code prev} if it was
    * written by an earlier attempt of the same batch.
    *
+   * @param batchTxid the batch about to read or update the key, at least 1
+   * @return {@code Optional.of(curr)} for an older cell; {@code prev} for a replay, empty if the key had no value
+   *     before this cell's batch
    * @throws IllegalArgumentException if {@code batchTxid < 1}
    * @throws IllegalStateException if this cell is ahead of {@code batchTxid} (check {@link #decide(long)} first; map
    *     states report it as {@link io.epochal.errors.StateAheadException} with the table and key)
@@ -108,6 +128,9 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
    * The cell batch {@code batchTxid} stores when it sets the key to {@code newValue}:
    * {@code (newValue, base(batchTxid), batchTxid)}. Writing it again in the same attempt keeps {@code prev}.
    *
+   * @param batchTxid the batch writing the key, at least 1 and not below this cell's {@code txid}
+   * @param newValue the value the batch sets, never null
+   * @return the new cell; this one is unchanged
    * @throws NullPointerException if {@code newValue} is null
    * @throws IllegalArgumentException if {@code batchTxid < 1}
    * @throws IllegalStateException if this cell is ahead of {@code batchTxid}
@@ -131,6 +154,9 @@ public record OpaqueValue<V>(V curr, Optional<V> prev, long txid) {
   /**
    * The opaque rule as a {@link TxidRule} (what {@link OpaqueMap} runs): a batch reads and builds on
    * {@link #base(long)}, never skips, and stores {@link #next(long, Object)} (or {@link #first} for a new key).
+   *
+   * @param <V> the value type
+   * @return a stateless, thread-safe rule
    */
   public static <V> TxidRule<V, OpaqueValue<V>> rule() {
     return new Rule<>();

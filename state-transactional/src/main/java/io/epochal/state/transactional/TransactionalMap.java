@@ -59,8 +59,12 @@ public final class TransactionalMap<K, V> extends TxidMap<K, V, TransactionalVal
   /**
    * Layers the transactional rule over a store.
    *
-   * @param backing the store of cells
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param backing the store of cells; the map reads and writes only through it and keeps no cell beyond the
+   *     per-attempt cache
    * @param tableName the table named in error messages
+   * @return a new map, not yet in an epoch (call {@link #begin} before reading or writing)
    * @throws NullPointerException if an argument is null
    */
   public static <K, V> TransactionalMap<K, V> over(IBackingMap<K, TransactionalValue<V>> backing, String tableName) {
@@ -70,6 +74,10 @@ public final class TransactionalMap<K, V> extends TxidMap<K, V, TransactionalVal
   /**
    * A factory making one map per partition over the same store; the table name is the state's name.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param backing the store of cells, shared by every partition's map
+   * @return a factory of {@link StateKind#TRANSACTIONAL} map states
    * @throws NullPointerException if {@code backing} is null
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, TransactionalValue<V>> backing) {
@@ -80,6 +88,11 @@ public final class TransactionalMap<K, V> extends TxidMap<K, V, TransactionalVal
    * A factory making one map per partition, each over the store {@code backingPerPartition} returns for the
    * partition's context; the table name is the state's name.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param backingPerPartition returns the store of cells for a partition's context, called once per state made;
+   *     must not return null
+   * @return a factory of {@link StateKind#TRANSACTIONAL} map states
    * @throws NullPointerException if {@code backingPerPartition} is null, or returns null when a state is made
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(

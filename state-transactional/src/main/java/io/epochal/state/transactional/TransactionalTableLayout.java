@@ -50,6 +50,8 @@ public final class TransactionalTableLayout<V> implements CellLayout<Transaction
   private final Predicate<? super V> isEmpty;
 
   /**
+   * Makes the layout.
+   *
    * @param codec the value codec
    * @param isEmpty which values are empty (their rows are deleted, see {@link TableStates})
    */
@@ -61,6 +63,11 @@ public final class TransactionalTableLayout<V> implements CellLayout<Transaction
   /**
    * A factory of {@link TransactionalMap}s over the tables the builder describes.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param builder the key and value codecs, emptiness, commit protocol and table options of the state; its value
+   *     codec and emptiness make the layout
+   * @return a factory of {@link StateKind#TRANSACTIONAL} map states stored in this layout
    * @throws NullPointerException if {@code builder} is null
    */
   public static <K, V> TableBackedStateFactory<MapState<K, V>> factory(TableStates.Builder<K, V> builder) {
@@ -70,7 +77,16 @@ public final class TransactionalTableLayout<V> implements CellLayout<Transaction
         (backing, table) -> TransactionalMap.over(backing, table), "TransactionalMap");
   }
 
-  /** Shorthand for {@code factory(TableStates.builder(keys, values))}. */
+  /**
+   * Shorthand for {@code factory(TableStates.builder(keys, values))}.
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param keys encodes the keys into the table's key columns
+   * @param values encodes the values into the {@code value} column
+   * @return a factory of {@link StateKind#TRANSACTIONAL} map states with the builder's defaults
+   * @throws NullPointerException if an argument is null
+   */
   public static <K, V> TableBackedStateFactory<MapState<K, V>> factory(KeyCodec<K> keys,
       Codec<V> values) {
     return factory(TableStates.builder(keys, values));

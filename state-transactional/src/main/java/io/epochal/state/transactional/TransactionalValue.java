@@ -33,6 +33,10 @@ public record TransactionalValue<V>(V value, long txid) {
   }
 
   /**
+   * Makes the cell, checking its invariants.
+   *
+   * @param value the stored value, never null
+   * @param txid the batch that wrote it, at least 1
    * @throws NullPointerException if {@code value} is null
    * @throws IllegalArgumentException if {@code txid < 1}
    */
@@ -46,6 +50,9 @@ public record TransactionalValue<V>(V value, long txid) {
   /**
    * The transactional rule for this stored cell and batch {@code batchTxid}.
    *
+   * @param batchTxid the batch about to update the key, at least 1
+   * @return {@link Decision#APPLY} if this cell's {@code txid} is below {@code batchTxid}, {@link Decision#SKIP} if
+   *     equal, {@link Decision#AHEAD} if above
    * @throws IllegalArgumentException if {@code batchTxid < 1}
    */
   public Decision decide(long batchTxid) {
@@ -57,6 +64,9 @@ public record TransactionalValue<V>(V value, long txid) {
    * The transactional rule for a key's stored cell, if any, and batch {@code batchTxid}: {@link Decision#APPLY} for
    * a key without a cell, else {@link #decide(long)}.
    *
+   * @param stored the key's stored cell; empty if the key has none
+   * @param batchTxid the batch about to update the key, at least 1
+   * @return {@link Decision#APPLY} if {@code stored} is empty, else the stored cell's decision
    * @throws NullPointerException if {@code stored} is null
    * @throws IllegalArgumentException if {@code batchTxid < 1}
    */
@@ -75,6 +85,9 @@ public record TransactionalValue<V>(V value, long txid) {
   /**
    * The transactional rule as a {@link TxidRule} (what {@link TransactionalMap} runs): a batch reads the stored value,
    * skips a key it already wrote ({@link Decision#SKIP}), and stores {@code (new, t)}.
+   *
+   * @param <V> the value type
+   * @return a stateless, thread-safe rule
    */
   public static <V> TxidRule<V, TransactionalValue<V>> rule() {
     return new Rule<>();

@@ -15,6 +15,8 @@ public final class YtCommitOutcomeUnknownException extends YtException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the error for a commit request that got no definite answer.
+   *
    * @param message what happened
    * @param command the command
    * @param proxy the proxy

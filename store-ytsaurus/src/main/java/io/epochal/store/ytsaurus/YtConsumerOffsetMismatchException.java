@@ -19,11 +19,16 @@ import io.epochal.api.Evolving;
 public final class YtConsumerOffsetMismatchException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 
+  /** The consumer's Cypress path. */
   private final String consumer;
+  /** The offset the pipeline's checkpoint says the consumer is at. */
   private final long expectedOffset;
+  /** The offset YTsaurus found, {@code -1} if its error did not say. */
   private final long foundOffset;
 
   /**
+   * Makes the non-retryable error for an {@code advance_queue_consumer} whose old offset YTsaurus did not find.
+   *
    * @param pipeline the pipeline whose epoch commit failed
    * @param queue the queue
    * @param consumer the consumer's Cypress path
@@ -47,17 +52,29 @@ public final class YtConsumerOffsetMismatchException extends YtQueueException {
     this.foundOffset = foundOffset;
   }
 
-  /** @return the consumer's Cypress path */
+  /**
+   * The queue consumer that could not be advanced.
+   *
+   * @return the consumer's Cypress path
+   */
   public String consumer() {
     return consumer;
   }
 
-  /** @return the offset the pipeline expected (its committed end offset of the partition) */
+  /**
+   * The offset the advance expected the consumer at.
+   *
+   * @return the offset the pipeline expected (its committed end offset of the partition)
+   */
   public long expectedOffset() {
     return expectedOffset;
   }
 
-  /** @return the offset YTsaurus found, or {@code -1} if its error did not carry it */
+  /**
+   * The offset the consumer was found at.
+   *
+   * @return the offset YTsaurus found, or {@code -1} if its error did not carry it
+   */
   public long foundOffset() {
     return foundOffset;
   }

@@ -82,6 +82,10 @@ public record YtError(int code, String message, Map<String, Object> attributes, 
   /**
    * Copies the collections.
    *
+   * @param code the top-level code (0 = OK, 1 = generic error)
+   * @param message the top-level message
+   * @param attributes the attributes (host, datetime, transaction id, ...); copied, keeping their order
+   * @param innerErrors the causes; copied
    * @throws NullPointerException if {@code message}, {@code attributes} or {@code innerErrors} is {@code null}
    */
   public YtError {
@@ -113,6 +117,8 @@ public record YtError(int code, String message, Map<String, Object> attributes, 
   }
 
   /**
+   * Tells whether a code occurs in this error tree.
+   *
    * @param code the code to look for
    * @return whether this error or any nested inner error has {@code code}
    */
@@ -139,7 +145,11 @@ public record YtError(int code, String message, Map<String, Object> attributes, 
     return Optional.empty();
   }
 
-  /** @return every code in the tree, depth-first, outermost first (duplicates kept) */
+  /**
+   * Lists the codes of this error and its inner errors.
+   *
+   * @return every code in the tree, depth-first, outermost first (duplicates kept)
+   */
   public List<Integer> allCodes() {
     List<Integer> codes = new ArrayList<>();
     collect(codes);

@@ -29,13 +29,19 @@ import java.util.Optional;
 public class YtException extends StoreException {
   private static final long serialVersionUID = 1L;
 
+  /** The API v4 command that failed. */
   private final String command;
+  /** The proxy the request was sent to. */
   private final String proxy;
+  /** The {@code X-YT-Correlation-Id} of the request. */
   private final String correlationId;
+  /** The HTTP status, 0 if no response arrived. */
   private final int httpStatus;
   private final transient YtError error;
 
   /**
+   * Makes the error; whether it is retryable follows from the HTTP status and the YTsaurus error codes.
+   *
    * @param message what failed, in words
    * @param command the API v4 command, e.g. {@code insert_rows}
    * @param proxy the proxy the request was sent to ({@code host:port})
@@ -68,32 +74,54 @@ public class YtException extends StoreException {
     return error == null || !(error.contains(YtError.AUTHORIZATION_ERROR) || error.contains(YtError.RESOLVE_ERROR));
   }
 
-  /** @return the API v4 command that failed */
+  /**
+   * The command that failed.
+   *
+   * @return the API v4 command, e.g. {@code insert_rows}
+   */
   public String command() {
     return command;
   }
 
-  /** @return the proxy ({@code host:port}) the request was sent to */
+  /**
+   * The proxy the failed request was sent to.
+   *
+   * @return the proxy, {@code host:port}
+   */
   public String proxy() {
     return proxy;
   }
 
-  /** @return the {@code X-YT-Correlation-Id} of the failed request */
+  /**
+   * The correlation id of the failed request, to find it in the proxy's logs.
+   *
+   * @return the {@code X-YT-Correlation-Id} sent
+   */
   public String correlationId() {
     return correlationId;
   }
 
-  /** @return the HTTP status, or 0 if no response arrived */
+  /**
+   * The HTTP status of the answer.
+   *
+   * @return the HTTP status, or 0 if no response arrived
+   */
   public int httpStatus() {
     return httpStatus;
   }
 
-  /** @return the error YTsaurus returned, empty for a transport failure */
+  /**
+   * The error tree YTsaurus returned.
+   *
+   * @return the error, empty for a transport failure (and after deserialization: it is not serialized)
+   */
   public Optional<YtError> error() {
     return Optional.ofNullable(error);
   }
 
   /**
+   * Tells whether YTsaurus returned an error tree holding a code.
+   *
    * @param code an error code
    * @return whether the error tree contains {@code code} anywhere
    */

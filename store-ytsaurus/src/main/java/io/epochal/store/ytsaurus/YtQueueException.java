@@ -30,12 +30,19 @@ public sealed class YtQueueException extends EpochalException permits YtQueueRow
     YtQueueTrimmedException, YtQueueUnavailableException, YtConsumerOffsetMismatchException {
   private static final long serialVersionUID = 1L;
 
+  /** The spout's name, {@code null} when a store commit failed. */
   private final String spout;
+  /** The queue's Cypress path. */
   private final String queue;
+  /** The tablet index, {@code -1} if none applies. */
   private final int partition;
+  /** The row offset, {@code -1} if none applies. */
   private final long offset;
 
   /**
+   * Makes the error; its context names the queue as table, {@code partition@offset} as key, the txid and the
+   * pipeline, as far as they are given.
+   *
    * @param message what happened and what to do
    * @param cause the underlying failure, or {@code null}
    * @param retryable whether replaying the batch can succeed
@@ -62,22 +69,38 @@ public sealed class YtQueueException extends EpochalException permits YtQueueRow
     return pipeline == null ? c : c.withPipeline(pipeline);
   }
 
-  /** @return the spout's name, empty when the failure arose in a store commit */
+  /**
+   * The spout that failed.
+   *
+   * @return the spout's name, empty when the failure arose in a store commit
+   */
   public Optional<String> spout() {
     return Optional.ofNullable(spout);
   }
 
-  /** @return the queue's Cypress path */
+  /**
+   * The queue the failure concerns.
+   *
+   * @return the queue's Cypress path
+   */
   public String queue() {
     return queue;
   }
 
-  /** @return the partition (tablet index) concerned, if one is */
+  /**
+   * The partition the failure concerns.
+   *
+   * @return the tablet index, empty if the failure concerns none
+   */
   public OptionalInt partition() {
     return partition < 0 ? OptionalInt.empty() : OptionalInt.of(partition);
   }
 
-  /** @return the row offset concerned, if one is */
+  /**
+   * The row offset the failure concerns.
+   *
+   * @return the offset, empty if the failure concerns none
+   */
   public OptionalLong offset() {
     return offset < 0 ? OptionalLong.empty() : OptionalLong.of(offset);
   }

@@ -25,19 +25,33 @@ import java.util.Objects;
 public record YtQueueRange(long from, long to) {
   private static final Codec<YtQueueRange> CODEC = new RangeCodec();
 
-  /** @throws IllegalArgumentException if {@code from < 0} or {@code to < from} */
+  /**
+   * Makes the range {@code [from, to)}.
+   *
+   * @param from the first offset, {@code >= 0}
+   * @param to the offset after the last one, {@code >= from}
+   * @throws IllegalArgumentException if {@code from < 0} or {@code to < from}
+   */
   public YtQueueRange {
     if (from < 0 || to < from) {
       throw new IllegalArgumentException("Bad queue range [" + from + ", " + to + "): need 0 <= from <= to");
     }
   }
 
-  /** @return whether the range holds no offset */
+  /**
+   * Tells whether the range is empty.
+   *
+   * @return whether the range holds no offset ({@code from == to})
+   */
   public boolean isEmpty() {
     return from == to;
   }
 
-  /** @return the number of offsets in the range */
+  /**
+   * The size of the range.
+   *
+   * @return {@code to - from}
+   */
   public long size() {
     return to - from;
   }

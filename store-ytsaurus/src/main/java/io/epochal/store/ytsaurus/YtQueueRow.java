@@ -34,7 +34,12 @@ import java.util.Set;
 public final class YtQueueRow {
   /** A composite or {@code any} value, as its JSON text (YTsaurus' JSON format). */
   public record Composite(String json) {
-    /** @throws NullPointerException if {@code json} is null */
+    /**
+     * Wraps the JSON text of a value.
+     *
+     * @param json the value in YTsaurus' JSON format, not null
+     * @throws NullPointerException if {@code json} is null
+     */
     public Composite {
       Objects.requireNonNull(json, "json");
     }
@@ -94,37 +99,72 @@ public final class YtQueueRow {
     return new YtQueueRow(partition, offset, timestamp, Collections.unmodifiableMap(copy));
   }
 
-  /** @return the partition: the tablet index of the queue */
+  /**
+   * The partition the row was read from.
+   *
+   * @return the partition: the tablet index of the queue
+   */
   public int partition() {
     return partition;
   }
 
-  /** @return the offset: the row index within its tablet */
+  /**
+   * The row's offset in its partition.
+   *
+   * @return the offset: the row index within its tablet
+   */
   public long offset() {
     return offset;
   }
 
-  /** @return the row's {@code $timestamp} (a YTsaurus timestamp), empty if the queue has no such column */
+  /**
+   * The row's commit timestamp.
+   *
+   * @return the row's {@code $timestamp} (a YTsaurus timestamp), empty if the queue has no such column
+   */
   public OptionalLong timestamp() {
     return timestamp;
   }
 
-  /** @return the names of the row's columns, in the order the proxy sent them */
+  /**
+   * The row's column names, without system columns.
+   *
+   * @return the names of the row's columns, in the order the proxy sent them
+   */
   public Set<String> columns() {
     return columns.keySet();
   }
 
-  /** @return whether the row has column {@code name} with a null value */
+  /**
+   * Tells whether a column's value is null.
+   *
+   * @param name the column's name
+   * @return whether the row has column {@code name} with a null value
+   * @throws IllegalArgumentException if the row has no column {@code name}
+   */
   public boolean isNull(String name) {
     return value(name) == null;
   }
 
-  /** @return a string column's bytes (copied), empty if null */
+  /**
+   * Reads a {@code string} or {@code utf8} column as bytes.
+   *
+   * @param name the column's name
+   * @return a string column's bytes (copied), empty if null
+   * @throws IllegalArgumentException if the row has no column {@code name}, or it is not a string
+   */
   public Optional<byte[]> bytes(String name) {
     return Optional.ofNullable(typed(name, byte[].class, "a string")).map(byte[]::clone);
   }
 
-  /** @return a string column as UTF-8 text, empty if null; bytes that are not UTF-8 throw */
+  /**
+   * Reads a {@code string} or {@code utf8} column as UTF-8 text.
+   *
+   * @param name the column's name
+   * @return the column's text, empty if null
+   * @throws IllegalArgumentException if the row has no column {@code name}, it is not a string, or its bytes are not
+   *     valid UTF-8
+   */
   public Optional<String> string(String name) {
     byte[] b = typed(name, byte[].class, "a string");
     if (b == null) {
@@ -138,13 +178,26 @@ public final class YtQueueRow {
     }
   }
 
-  /** @return an integer column, empty if null */
+  /**
+   * Reads an {@code int64} or {@code uint64} column.
+   *
+   * @param name the column's name
+   * @return the column's value, empty if null (a uint64 above {@code 2^63 - 1} as the negative long with
+   *     the same bits)
+   * @throws IllegalArgumentException if the row has no column {@code name}, or it is not an integer
+   */
   public OptionalLong int64(String name) {
     Long v = typed(name, Long.class, "an integer");
     return v == null ? OptionalLong.empty() : OptionalLong.of(v);
   }
 
-  /** @return a double column (an integer column converts), empty if null */
+  /**
+   * Reads a {@code double} column (an integer column converts).
+   *
+   * @param name the column's name
+   * @return the column's value, empty if null
+   * @throws IllegalArgumentException if the row has no column {@code name}, or it is neither a double nor an integer
+   */
   public Optional<Double> float64(String name) {
     Object v = value(name);
     if (v instanceof Long l) {
@@ -153,12 +206,24 @@ public final class YtQueueRow {
     return Optional.ofNullable(typed(name, Double.class, "a double"));
   }
 
-  /** @return a boolean column, empty if null */
+  /**
+   * Reads a {@code boolean} column.
+   *
+   * @param name the column's name
+   * @return the column's value, empty if null
+   * @throws IllegalArgumentException if the row has no column {@code name}, or it is not a boolean
+   */
   public Optional<Boolean> bool(String name) {
     return Optional.ofNullable(typed(name, Boolean.class, "a boolean"));
   }
 
-  /** @return a composite or {@code any} column as its JSON text, empty if null */
+  /**
+   * Reads a composite or {@code any} column as its JSON text (YTsaurus' JSON format).
+   *
+   * @param name the column's name
+   * @return the column's JSON text, empty if null
+   * @throws IllegalArgumentException if the row has no column {@code name}, or it is not a composite value
+   */
   public Optional<String> json(String name) {
     return Optional.ofNullable(typed(name, Composite.class, "a composite value")).map(Composite::json);
   }

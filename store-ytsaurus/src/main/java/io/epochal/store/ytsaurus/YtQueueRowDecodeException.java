@@ -15,6 +15,8 @@ public final class YtQueueRowDecodeException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the non-retryable error for a row its decoder rejected.
+   *
    * @param spout the spout's name
    * @param queue the queue
    * @param partition the tablet index

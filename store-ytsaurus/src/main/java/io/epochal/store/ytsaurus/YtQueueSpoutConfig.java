@@ -86,92 +86,164 @@ public final class YtQueueSpoutConfig<T> {
     return new Builder<>(name, proxy, queuePath);
   }
 
-  /** @return the spout's name */
+  /**
+   * The spout's name, named in its errors and logs.
+   *
+   * @return the spout's name
+   */
   public String name() {
     return name;
   }
 
-  /** @return the HTTP proxy the spout reads through */
+  /**
+   * The proxy the spout sends its requests to.
+   *
+   * @return the HTTP proxy the spout reads through
+   */
   public String proxy() {
     return proxy;
   }
 
-  /** @return the queue's Cypress path */
+  /**
+   * The queue the spout reads.
+   *
+   * @return the queue's Cypress path
+   */
   public String queuePath() {
     return queuePath;
   }
 
-  /** @return the OAuth token; empty: {@code YT_TOKEN}, else {@code ~/.yt/token}, else none */
+  /**
+   * The OAuth token set on the builder.
+   *
+   * @return the OAuth token; empty: {@code YT_TOKEN}, else {@code ~/.yt/token}, else none
+   */
   public Optional<String> token() {
     return token;
   }
 
-  /** @return the row decoder */
+  /**
+   * How rows become the spout's records.
+   *
+   * @return the row decoder
+   */
   public YtRowDecoder<T> decoder() {
     return decoder;
   }
 
-  /** @return the most rows one partition contributes to one batch */
+  /**
+   * The bound on the rows a batch takes from one partition.
+   *
+   * @return the most rows one partition contributes to one batch
+   */
   public int maxRowsPerPartition() {
     return maxRowsPerPartition;
   }
 
-  /** @return the most data weight (bytes, YTsaurus' measure) one partition contributes to one batch */
+  /**
+   * The bound on the data weight a batch takes from one partition.
+   *
+   * @return the most data weight (bytes, YTsaurus' measure) one partition contributes to one batch
+   */
   public long maxBytesPerPartition() {
     return maxBytesPerPartition;
   }
 
-  /** @return the queue consumer whose offsets a partition without committed metadata starts from */
+  /**
+   * The queue consumer the spout starts from.
+   *
+   * @return the consumer whose offsets a partition without committed metadata starts from, empty if none was set
+   */
   public Optional<String> consumerPath() {
     return consumerPath;
   }
 
-  /** @return whether rows are read with {@code pull_queue_consumer} (needs a registered consumer) */
+  /**
+   * Tells whether rows are read through the consumer.
+   *
+   * @return whether rows are read with {@code pull_queue_consumer} (needs a registered consumer)
+   */
   public boolean readThroughConsumer() {
     return readThroughConsumer;
   }
 
-  /** @return the pipeline whose epoch commits advance the consumer, if they do */
+  /**
+   * The pipeline whose epoch commits advance the consumer.
+   *
+   * @return the pipeline, empty if commits do not advance the consumer
+   */
   public Optional<String> advancingPipeline() {
     return pipeline;
   }
 
-  /** @return the policy for trimmed rows */
+  /**
+   * What the spout does with rows trimmed before the pipeline committed them.
+   *
+   * @return the policy for trimmed rows
+   */
   public YtTrimmedRowsPolicy trimmedRows() {
     return trimmedRows;
   }
 
-  /** @return how often the tablet count is read again ({@code Duration.ZERO}: every batch) */
+  /**
+   * How often the spout looks for new tablets of the queue.
+   *
+   * @return how often the tablet count is read again ({@code Duration.ZERO}: every batch)
+   */
   public Duration partitionDiscoveryInterval() {
     return partitionDiscoveryInterval;
   }
 
-  /** @return the timeout of one HTTP exchange */
+  /**
+   * The bound of one HTTP exchange.
+   *
+   * @return the timeout
+   */
   public Duration requestTimeout() {
     return requestTimeout;
   }
 
-  /** @return the TCP connect timeout */
+  /**
+   * The bound of the TCP connect.
+   *
+   * @return the timeout
+   */
   public Duration connectTimeout() {
     return connectTimeout;
   }
 
-  /** @return attempts per request before the spout fails the batch */
+  /**
+   * How often the client tries a request.
+   *
+   * @return attempts per request before the spout fails the batch
+   */
   public int maxAttempts() {
     return maxAttempts;
   }
 
-  /** @return the first backoff between attempts */
+  /**
+   * The wait after the first failed attempt.
+   *
+   * @return the first backoff; it doubles per retry up to {@link #maxBackoff()}
+   */
   public Duration initialBackoff() {
     return initialBackoff;
   }
 
-  /** @return the backoff cap */
+  /**
+   * The longest wait between attempts.
+   *
+   * @return the backoff cap
+   */
   public Duration maxBackoff() {
     return maxBackoff;
   }
 
-  /** @return how retries wait */
+  /**
+   * How the client waits between attempts.
+   *
+   * @return the sleeper
+   */
   public Sleeper sleeper() {
     return sleeper;
   }
@@ -235,6 +307,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Sets the OAuth token.
+     *
      * @param token the OAuth token; default: {@code YT_TOKEN}, else {@code ~/.yt/token}, else none
      * @return this
      */
@@ -245,6 +319,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Sets how rows become the spout's records.
+     *
      * @param decoder how rows become records; default {@link YtRowDecoder#rows()}
      * @param <U> the new record type
      * @return this builder, now of {@code U}
@@ -258,6 +334,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Bounds the rows a batch takes from one partition.
+     *
      * @param rows the most rows of one partition per batch (YTsaurus' {@code max_row_count}); default 5000
      * @return this
      */
@@ -272,6 +350,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Bounds the data weight a batch takes from one partition.
+     *
      * @param bytes the most data weight of one partition per batch (YTsaurus' {@code max_data_weight}; one larger row
      *     still passes, alone); default 4 MiB
      * @return this
@@ -339,6 +419,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Sets what the spout does with rows trimmed before the pipeline committed them.
+     *
      * @param policy what to do with rows trimmed before they were committed; default {@link YtTrimmedRowsPolicy#FAIL}
      * @return this
      */
@@ -349,6 +431,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Sets how often the spout looks for new tablets of the queue.
+     *
      * @param interval how often the queue's tablet count is read again to pick up new tablets; default 10 s;
      *     {@code Duration.ZERO}: every batch
      * @return this
@@ -364,6 +448,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Bounds one HTTP exchange.
+     *
      * @param timeout the timeout of one HTTP exchange; default 30 s
      * @return this
      */
@@ -374,6 +460,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Bounds the TCP connect.
+     *
      * @param timeout the TCP connect timeout; default 5 s
      * @return this
      */
@@ -405,6 +493,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Sets how the client waits between attempts.
+     *
      * @param sleeper how retries wait (tests inject a virtual one); default {@link Sleeper#system()}
      * @return this
      */
@@ -415,6 +505,8 @@ public final class YtQueueSpoutConfig<T> {
     }
 
     /**
+     * Builds the configuration.
+     *
      * @return the settings
      * @throws IllegalStateException if {@link #readThroughConsumer()} or {@link #advanceConsumerIn} was set without
      *     {@link #consumer}

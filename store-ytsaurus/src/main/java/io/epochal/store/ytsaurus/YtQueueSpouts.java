@@ -50,6 +50,9 @@ public final class YtQueueSpouts {
   }
 
   /**
+   * A transactional spout over the queue: a batch's offset range is fixed before emission, and a replay emits
+   * exactly the rows in it.
+   *
    * @param config the settings
    * @param <T> what the spout emits
    * @return a new partitioned transactional spout
@@ -61,6 +64,9 @@ public final class YtQueueSpouts {
   }
 
   /**
+   * An opaque spout over the queue: each emission continues where the partition's last emitted batch ended, so a
+   * replayed batch may read further.
+   *
    * @param config the settings
    * @param <T> what the spout emits
    * @return a new partitioned opaque spout

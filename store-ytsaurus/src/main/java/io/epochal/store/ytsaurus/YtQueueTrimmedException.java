@@ -18,9 +18,12 @@ import io.epochal.api.Evolving;
 public final class YtQueueTrimmedException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 
+  /** The first offset still readable, {@code -1} if the read returned nothing. */
   private final long firstAvailable;
 
   /**
+   * Makes the non-retryable error for rows trimmed from a queue before the pipeline committed them.
+   *
    * @param spout the spout's name
    * @param queue the queue
    * @param partition the tablet index
@@ -38,7 +41,11 @@ public final class YtQueueTrimmedException extends YtQueueException {
     this.firstAvailable = firstAvailable;
   }
 
-  /** @return the first offset the read returned, or {@code -1} if it returned no row */
+  /**
+   * The first offset still readable in the partition.
+   *
+   * @return the first offset the read returned, or {@code -1} if it returned no row
+   */
   public long firstAvailable() {
     return firstAvailable;
   }

@@ -16,6 +16,8 @@ public final class YtQueueUnavailableException extends YtQueueException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the retryable error for a proxy that did not answer after the client's retries.
+   *
    * @param message what the spout was doing
    * @param cause the client's last failure
    * @param spout the spout's name

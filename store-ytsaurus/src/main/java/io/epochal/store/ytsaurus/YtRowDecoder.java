@@ -16,6 +16,8 @@ import java.util.Objects;
 public interface YtRowDecoder<T> {
 
   /**
+   * Turns one queue row into the record the spout emits.
+   *
    * @param row the row, with its partition, offset, timestamp (if the queue has a {@code $timestamp} column) and
    *     columns
    * @return the record to emit, never {@code null}
@@ -23,12 +25,18 @@ public interface YtRowDecoder<T> {
    */
   T decode(YtQueueRow row) throws Exception;
 
-  /** @return the decoder that emits the rows themselves */
+  /**
+   * The decoder that emits each row as it is.
+   *
+   * @return the decoder that emits the rows themselves
+   */
   static YtRowDecoder<YtQueueRow> rows() {
     return row -> row;
   }
 
   /**
+   * A decoder of one string column as UTF-8 text.
+   *
    * @param column a string column
    * @return a decoder emitting that column's value as UTF-8 text; a null, missing or non-UTF-8 value fails the row
    */

@@ -141,17 +141,27 @@ public final class YtTableStore implements TableStore {
     return new Builder(proxy);
   }
 
-  /** @return the mode */
+  /**
+   * How the store commits epochs.
+   *
+   * @return the commit mode
+   */
   public YtMode mode() {
     return mode;
   }
 
-  /** @return the root under which relative table paths and the leases live */
+  /**
+   * The store's Cypress root.
+   *
+   * @return the root under which relative table paths and the leases live
+   */
   public String root() {
     return root;
   }
 
   /**
+   * Resolves a table-store path to the Cypress table that holds its rows.
+   *
    * @param path a table-store path
    * @return the Cypress path of its physical table (the shared table in single-table mode)
    */
@@ -255,7 +265,11 @@ public final class YtTableStore implements TableStore {
     return consumerAdvances;
   }
 
-  /** @return the maximum number of rows one transaction may write (YTsaurus' default limit) */
+  /**
+   * The most rows one tablet transaction may write.
+   *
+   * @return the maximum number of rows one transaction may write (YTsaurus' default limit)
+   */
   public static int maxRowsPerTransaction() {
     return YtTableStoreSupport.MAX_ROWS_PER_TRANSACTION;
   }
@@ -318,6 +332,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets the commit mode.
+     *
      * @param mode the commit mode; default {@link YtMode#PINNED}
      * @return this
      */
@@ -328,6 +344,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets the OAuth token.
+     *
      * @param token the OAuth token; default: {@code YT_TOKEN}, else {@code ~/.yt/token}, else none
      * @return this
      */
@@ -338,6 +356,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets whether the store looks up heavy proxies with {@code /hosts}.
+     *
      * @param discover whether to look up heavy proxies with {@code /hosts} (default true); false pins transactions to
      *     the given proxy itself (right for a local single-proxy cluster)
      * @return this
@@ -350,6 +370,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets the tablet transaction timeout.
+     *
      * @param timeout the tablet transaction timeout: a store transaction must make its next call (and its commit)
      *     within it; default 60 s
      * @return this
@@ -362,6 +384,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets the lease's master transaction timeout.
+     *
      * @param timeout the lease master transaction timeout, pinged every third of it; default 30 s
      * @return this
      */
@@ -373,6 +397,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Bounds one HTTP exchange.
+     *
      * @param timeout the timeout of one HTTP exchange; default 60 s
      * @return this
      */
@@ -384,6 +410,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Bounds the wait for a table to become mounted.
+     *
      * @param timeout how long to wait for a table to become mounted; default 2 min
      * @return this
      */
@@ -432,6 +460,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets the shared table of the single-table mode.
+     *
      * @param path the shared table of {@link YtMode#SINGLE_TABLE}; default {@code <root>/epochal_rows}
      * @return this
      */
@@ -443,6 +473,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets a fault-injection hook for tests.
+     *
      * @param hook a fault-injection hook called during commits (tests); default {@link CommitHook#NONE}
      * @return this
      */
@@ -470,6 +502,8 @@ public final class YtTableStore implements TableStore {
     }
 
     /**
+     * Sets how the client waits between attempts.
+     *
      * @param sleeper how retries wait (tests inject a virtual one); default {@link Sleeper#system()}
      * @return this
      */

@@ -13,6 +13,8 @@ public final class YtTabletNotMountedException extends YtException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the error for a tablet that stayed unmounted through the retries.
+   *
    * @param message what happened
    * @param command the command
    * @param proxy the proxy

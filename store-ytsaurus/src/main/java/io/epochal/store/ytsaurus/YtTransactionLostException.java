@@ -15,6 +15,8 @@ public final class YtTransactionLostException extends YtException {
   private static final long serialVersionUID = 1L;
 
   /**
+   * Makes the error for a tablet transaction lost before its commit.
+   *
    * @param message what happened
    * @param command the command
    * @param proxy the pinned proxy

@@ -25,12 +25,18 @@ public final class ExactlyOnceKafkaSink<T> implements PartitionedSink<T> {
   private volatile String pipeline = "?";
   private volatile String sink = "?";
 
-  /** @param config the sink's configuration */
+  /**
+   * Makes the sink, without test hook.
+   *
+   * @param config the sink's configuration
+   */
   public ExactlyOnceKafkaSink(KafkaSinkConfig<T> config) {
     this(config, KafkaPublisher.NONE);
   }
 
   /**
+   * Makes the sink with a test hook; no producer is created here.
+   *
    * @param config the sink's configuration
    * @param hook a test hook around the publisher's transactions
    */

@@ -71,11 +71,23 @@ public final class KafkaPublisher implements Publisher<Message>, AutoCloseable {
 
   /** A test hook around a partition's Kafka transaction (crash points); production uses {@link #NONE}. */
   public interface Hook {
-    /** The records and the marker are sent; the transaction is about to commit. */
+    /**
+     * The records and the marker are sent; the transaction is about to commit. An exception thrown here escapes the
+     * publication with the transaction still open (a simulated crash before commit).
+     *
+     * @param partition the engine partition publishing
+     * @param txid the batch being published
+     */
     default void beforeCommit(int partition, long txid) {
     }
 
-    /** The transaction committed; the outbox sink does not know it yet. */
+    /**
+     * The transaction committed; the outbox sink does not know it yet. An exception thrown here escapes the
+     * publication after the commit (a simulated crash before the outbox learns of it).
+     *
+     * @param partition the engine partition that published
+     * @param txid the batch published
+     */
     default void afterCommit(int partition, long txid) {
     }
   }
@@ -100,6 +112,8 @@ public final class KafkaPublisher implements Publisher<Message>, AutoCloseable {
   private volatile boolean closed;
 
   /**
+   * Makes the publisher; producers and the admin client are created when first needed, not here.
+   *
    * @param config the sink's configuration
    * @param hook the test hook, {@link #NONE} in production
    */
@@ -109,14 +123,27 @@ public final class KafkaPublisher implements Publisher<Message>, AutoCloseable {
     this.markerPartition = new TopicPartition(config.topic(), 0);
   }
 
-  /** The pipeline starts: its name, the sink's name and the committed txid the markers must not exceed. */
+  /**
+   * The pipeline starts: its name, the sink's name and the committed txid the markers must not exceed.
+   *
+   * @param pipelineName the pipeline's name, named in errors and in the markers' metadata
+   * @param sinkName the sink's name in the pipeline, named in errors and in the markers' metadata
+   * @param committed the last txid the pipeline's checkpoint committed; a marker above it is
+   *     {@link io.epochal.sinks.kafka.KafkaSinkMarkerAheadException}
+   * @throws NullPointerException if a name is null
+   */
   public void bind(String pipelineName, String sinkName, long committed) {
     this.pipeline = Objects.requireNonNull(pipelineName, "pipeline");
     this.sink = Objects.requireNonNull(sinkName, "sink");
     this.committedTxid = committed;
   }
 
-  /** @return the transactional id of engine partition {@code partition} (also its marker group) */
+  /**
+   * The transactional id of one engine partition's producer: {@code prefix-partition}.
+   *
+   * @param partition the engine partition
+   * @return the transactional id of engine partition {@code partition} (also its marker group)
+   */
   public String transactionalId(int partition) {
     return config.transactionalIdPrefix() + "-" + partition;
   }

@@ -27,6 +27,12 @@ public final class OpaqueKafkaSpout<T> implements OpaqueSpout<T, PartitionedMeta
   private final Mirror mirror;
   private final KafkaLag lag;
 
+  /**
+   * Makes the spout; no Kafka client is opened here (clients are opened when first needed).
+   *
+   * @param config the brokers, topics, limits and policies of the spout
+   * @param decoder turns raw records into what the spout emits (strict or dead-letter)
+   */
   public OpaqueKafkaSpout(KafkaSpoutConfig<?, ?> config, RecordDecoder<T> decoder) {
     this.source = new KafkaSource<>(config, decoder);
     this.adapter = Spouts.partitioned(new OpaquePartitions<>(source));

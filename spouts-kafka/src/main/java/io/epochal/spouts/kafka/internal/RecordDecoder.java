@@ -42,7 +42,15 @@ public abstract class RecordDecoder<T> implements AutoCloseable {
     values.configure(props, false);
   }
 
-  /** Decodes records as {@link KafkaRecord}s, throwing on a deserialization failure. */
+  /**
+   * Decodes records as {@link KafkaRecord}s, throwing on a deserialization failure.
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param config the spout's configuration, whose deserializers are made and configured here
+   * @return a decoder that throws {@link io.epochal.spouts.kafka.KafkaDeserializationException} for a record its
+   *     deserializers reject
+   */
   public static <K, V> RecordDecoder<KafkaRecord<K, V>> strict(KafkaSpoutConfig<K, V> config) {
     return new RecordDecoder<>(config) {
       @Override
@@ -53,7 +61,15 @@ public abstract class RecordDecoder<T> implements AutoCloseable {
     };
   }
 
-  /** Decodes records as {@link KafkaMessage}s: a deserialization failure becomes a dead letter. */
+  /**
+   * Decodes records as {@link KafkaMessage}s: a deserialization failure becomes a dead letter.
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param config the spout's configuration, whose deserializers are made and configured here
+   * @return a decoder that emits a {@link io.epochal.spouts.kafka.KafkaDeadLetter} for a record its deserializers
+   *     reject
+   */
   public static <K, V> RecordDecoder<KafkaMessage<K, V>> deadLetters(KafkaSpoutConfig<K, V> config) {
     return new RecordDecoder<>(config) {
       @Override

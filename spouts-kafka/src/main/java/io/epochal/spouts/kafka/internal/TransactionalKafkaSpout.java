@@ -29,6 +29,12 @@ public final class TransactionalKafkaSpout<T> implements TransactionalSpout<T, P
   private final Mirror mirror;
   private final KafkaLag lag;
 
+  /**
+   * Makes the spout; no Kafka client is opened here (clients are opened when first needed).
+   *
+   * @param config the brokers, topics, limits and policies of the spout
+   * @param decoder turns raw records into what the spout emits (strict or dead-letter)
+   */
   public TransactionalKafkaSpout(KafkaSpoutConfig<?, ?> config, RecordDecoder<T> decoder) {
     this.source = new KafkaSource<>(config, decoder);
     this.partitions = new TransactionalPartitions<>(source);

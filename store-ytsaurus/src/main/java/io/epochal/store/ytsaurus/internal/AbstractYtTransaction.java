@@ -39,6 +39,8 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   private volatile boolean over;
 
   /**
+   * Sets up an open transaction with an empty write buffer.
+   *
    * @param owner the store (tables of other stores are refused)
    * @param lease the fencing lease, or {@code null}
    * @param storeClosed tells whether the store was closed
@@ -51,7 +53,11 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
     this.readHook = Objects.requireNonNull(readHook, "readHook");
   }
 
-  /** @return the read hook of the store */
+  /**
+   * The store's read hook, which every lookup and scan calls before its first request.
+   *
+   * @return the read hook of the store
+   */
   protected final ReadHook readHook() {
     return readHook;
   }
@@ -61,7 +67,11 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
     return Optional.ofNullable(lease);
   }
 
-  /** @return whether commit or abort happened */
+  /**
+   * Tells whether the transaction was committed or aborted.
+   *
+   * @return whether commit or abort happened
+   */
   protected final boolean isOver() {
     return over;
   }
@@ -210,6 +220,8 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   }
 
   /**
+   * Reads the committed rows of distinct keys of a table (the subclass's lookup).
+   *
    * @param table the table
    * @param uniqueKeys distinct keys
    * @return one element per key, in order
@@ -217,6 +229,8 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   protected abstract List<Optional<Row>> doLookup(YtTable table, List<TableKey> uniqueKeys);
 
   /**
+   * Reads every committed row of a table.
+   *
    * @param table the table
    * @return its committed rows, any order
    * @throws StateCorruptedException if a row does not fit the schema
@@ -233,12 +247,16 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   }
 
   /**
+   * Runs the subclass's scan query over a table.
+   *
    * @param table the table
    * @return the answered JSON rows of one {@code select_rows} over the table's committed rows, any order
    */
   protected abstract List<JsonNode> scanAnswer(YtTable table);
 
   /**
+   * Decodes one row of {@link #scanAnswer}.
+   *
    * @param table the table
    * @param json one row of {@link #scanAnswer}
    * @return the row decoded, or {@code null} if the answered row is not one of {@code table}'s
@@ -257,6 +275,8 @@ public abstract class AbstractYtTransaction implements StoreTransaction {
   protected abstract void doAbort();
 
   /**
+   * Describes buffered writes for conflict messages.
+   *
    * @param writes the writes
    * @return a bounded description of the written tables and keys, for conflict messages
    */

@@ -12,6 +12,8 @@ public final class BuilderOptions {
   }
 
   /**
+   * Rejects a builder option set twice.
+   *
    * @param alreadySet whether the option was set before
    * @param option its name
    * @throws IllegalStateException if {@code alreadySet}
@@ -23,6 +25,8 @@ public final class BuilderOptions {
   }
 
   /**
+   * Checks that a duration option is positive.
+   *
    * @param d a duration
    * @param option the option's name
    * @return {@code d}

@@ -49,7 +49,18 @@ public final class ConsumerAdvances {
    */
   public record Advance(String pipeline, String consumerPath, String queuePath, int partition, long oldOffset,
       long newOffset) {
-    /** Checks the offsets. */
+    /**
+     * Checks the offsets.
+     *
+     * @param pipeline the pipeline whose epoch carries it
+     * @param consumerPath the consumer
+     * @param queuePath the queue
+     * @param partition the tablet index, {@code >= 0}
+     * @param oldOffset the offset the consumer must hold (the batch's range start), {@code >= 0}
+     * @param newOffset the offset to set (the range end), {@code >= oldOffset}
+     * @throws NullPointerException if a path or the pipeline is null
+     * @throws IllegalArgumentException if the partition or an offset is out of range
+     */
     public Advance {
       Objects.requireNonNull(pipeline, "pipeline");
       Objects.requireNonNull(consumerPath, "consumerPath");
@@ -61,7 +72,13 @@ public final class ConsumerAdvances {
     }
   }
 
-  /** A commit that carries advances: the pipeline and txid it commits, and the advances in staging order. */
+  /**
+   * A commit that carries advances: the pipeline and txid it commits, and the advances in staging order.
+   *
+   * @param pipeline the pipeline whose epoch the commit carries
+   * @param txid the batch the commit commits
+   * @param advances the advances the commit's transaction makes, in staging order
+   */
   public record EpochCommit(String pipeline, long txid, List<Advance> advances) {
   }
 
@@ -73,6 +90,11 @@ public final class ConsumerAdvances {
   /**
    * Stages the advances of the current emission of batch {@code txid} of {@code spout} in {@code pipeline},
    * replacing what an earlier attempt staged.
+   *
+   * @param pipeline the pipeline emitting the batch
+   * @param spout the spout's name in the pipeline
+   * @param txid the batch emitted
+   * @param advances the consumer advances the batch's epoch commit must carry; copied
    */
   public synchronized void stage(String pipeline, String spout, long txid, List<Advance> advances) {
     TreeMap<Long, List<Advance>> bySpout = staged.computeIfAbsent(pipeline, p -> new HashMap<>())
@@ -80,7 +102,13 @@ public final class ConsumerAdvances {
     bySpout.put(txid, List.copyOf(advances));
   }
 
-  /** Drops what {@code spout} staged for {@code txid} (its emission failed). */
+  /**
+   * Drops what {@code spout} staged for {@code txid} (its emission failed); nothing happens if it staged nothing.
+   *
+   * @param pipeline the pipeline emitting the batch
+   * @param spout the spout's name in the pipeline
+   * @param txid the batch whose emission failed
+   */
   public synchronized void unstage(String pipeline, String spout, long txid) {
     Map<String, TreeMap<Long, List<Advance>>> p = staged.get(pipeline);
     if (p != null && p.containsKey(spout)) {
@@ -91,6 +119,8 @@ public final class ConsumerAdvances {
   /**
    * Batch {@code txid} of {@code pipeline} committed: drops everything staged up to it.
    *
+   * @param pipeline the pipeline that committed
+   * @param txid the batch committed
    * @return the txids up to {@code txid} whose staged advances no transaction of this store carried (their epoch was
    *     committed elsewhere: a misconfiguration, the consumer did not move); normally empty
    */

@@ -24,6 +24,8 @@ public final class LatestReads extends AbstractYtTransaction {
   private final ProxyPool pool;
 
   /**
+   * Makes the reader of latest committed rows.
+   *
    * @param owner the store (tables of other stores are refused)
    * @param client the HTTP client
    * @param pool the proxies

@@ -54,22 +54,38 @@ public final class LeaseManager implements AutoCloseable {
       this.transactionId = transactionId;
     }
 
-    /** @return the lease */
+    /**
+     * The lease this handle is for.
+     *
+     * @return the lease
+     */
     public Lease lease() {
       return lease;
     }
 
-    /** @return the master transaction that holds the Cypress lock */
+    /**
+     * The lease's master transaction.
+     *
+     * @return the master transaction that holds the Cypress lock
+     */
     public String transactionId() {
       return transactionId;
     }
 
-    /** @return whether this process knows the lease is lost */
+    /**
+     * Tells whether the lease is known to be lost.
+     *
+     * @return whether this process knows the lease is lost
+     */
     public boolean isLost() {
       return lost;
     }
 
-    /** @return when the last ping succeeded ({@link System#nanoTime()}) */
+    /**
+     * The time of the last successful ping.
+     *
+     * @return when the last ping succeeded ({@link System#nanoTime()})
+     */
     public long lastPingNanos() {
       return lastPingNanos;
     }
@@ -83,6 +99,8 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     /**
+     * Fails if the lease is known to be lost.
+     *
      * @throws LeaseLostException if this process knows the lease is lost
      */
     public void checkNotLost() {
@@ -101,6 +119,8 @@ public final class LeaseManager implements AutoCloseable {
   private final ScheduledExecutorService pinger;
 
   /**
+   * Makes the manager of the store's leases and starts its pinger thread; no lease is taken here.
+   *
    * @param cypress Cypress access
    * @param root the store root
    * @param timeout the lease (master transaction) timeout
@@ -240,6 +260,8 @@ public final class LeaseManager implements AutoCloseable {
   }
 
   /**
+   * Finds the handle of a lease this manager issued.
+   *
    * @param lease a lease
    * @return its handle
    * @throws IllegalArgumentException if this store did not issue it

@@ -27,6 +27,8 @@ public final class OpaqueQueueSpout<T> implements OpaqueSpout<T, PartitionedMeta
   private final OpaqueSpout<T, PartitionedMetadata<YtQueueRange>> adapter;
 
   /**
+   * Makes the opaque queue spout; no request is sent here.
+   *
    * @param config the settings
    * @param advances the staging of the store whose epoch commits advance the consumer, if they do
    */

@@ -123,12 +123,20 @@ public final class PinnedTransaction extends AbstractYtTransaction {
     throw last;
   }
 
-  /** @return the tablet transaction id */
+  /**
+   * The tablet transaction's id.
+   *
+   * @return the tablet transaction id
+   */
   public String transactionId() {
     return transactionId;
   }
 
-  /** @return the proxy the transaction is pinned to */
+  /**
+   * The proxy that holds the transaction.
+   *
+   * @return the proxy the transaction is pinned to
+   */
   public String proxy() {
     return proxy;
   }

@@ -26,6 +26,9 @@ public final class ProxyPool {
   private int failuresSinceDiscovery;
 
   /**
+   * Makes the pool of proxies tablet transactions are pinned to, discovering heavy proxies now if
+   * {@code discover}.
+   *
    * @param client the client
    * @param entryProxy the proxy given by the user (balancer or a proxy)
    * @param discover whether to discover heavy proxies
@@ -54,19 +57,31 @@ public final class ProxyPool {
     failuresSinceDiscovery = 0;
   }
 
-  /** @return the proxy for the next tablet transaction */
+  /**
+   * Picks the proxy for the next tablet transaction.
+   *
+   * @return the proxy for the next tablet transaction
+   */
   public synchronized String next() {
     String p = proxies.get(Math.floorMod(cursor, proxies.size()));
     cursor++;
     return p;
   }
 
-  /** @return the number of known proxies */
+  /**
+   * The number of proxies the pool knows.
+   *
+   * @return the number of known proxies
+   */
   public synchronized int size() {
     return proxies.size();
   }
 
-  /** @return the known proxies, best first */
+  /**
+   * The proxies the pool knows.
+   *
+   * @return the known proxies, best first
+   */
   public synchronized List<String> proxies() {
     return List.copyOf(proxies);
   }

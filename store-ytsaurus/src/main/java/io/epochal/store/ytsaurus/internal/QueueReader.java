@@ -54,7 +54,11 @@ public final class QueueReader implements AutoCloseable {
   private final YtQueueSpoutConfig<?> config;
   private final YtHttpClient client;
 
-  /** @param config the spout's settings */
+  /**
+   * Makes the reader of the spout's queue.
+   *
+   * @param config the spout's settings
+   */
   public QueueReader(YtQueueSpoutConfig<?> config) {
     this.config = config;
     this.spout = config.name();
@@ -85,6 +89,8 @@ public final class QueueReader implements AutoCloseable {
   }
 
   /**
+   * Reads how many tablets the queue has.
+   *
    * @param txid the batch being cut, for errors
    * @return the queue's tablet count (its partitions are {@code 0 .. count-1})
    */

@@ -56,7 +56,11 @@ public final class SingleTableLayout {
   private SingleTableLayout() {
   }
 
-  /** @return the YTsaurus schema of the shared table */
+  /**
+   * The schema of the single-table mode's shared table.
+   *
+   * @return the YTsaurus schema of the shared table
+   */
   public static ArrayNode ytSchema() {
     ArrayNode columns = YtJson.array();
     columns.addObject().put("name", "hash").put("type", "uint64").put("sort_order", "ascending")
@@ -70,6 +74,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * The shared table's key row of a logical key, from its encoded parts.
+   *
    * @param stateId the logical table path ({@link #SCHEMA_STATE_ID} for schema rows)
    * @param keyBlob the encoded logical key
    * @return the physical key row for lookups
@@ -82,6 +88,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * The shared table's key row of a logical key.
+   *
    * @param key a logical key
    * @return its physical key row
    */
@@ -90,6 +98,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * Encodes a logical key for the shared table's {@code key} column.
+   *
    * @param key a logical key
    * @return the {@code key} column: UTF-8 JSON array of its user key parts
    */
@@ -103,6 +113,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * Encodes a logical row's values for the shared table's {@code row} column.
+   *
    * @param row a logical row
    * @return the {@code row} column: {@link #CHECKED_FORMAT}, the checksum, and the UTF-8 JSON array of its values
    */
@@ -282,6 +294,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * Reads a shared-table row's version, for conflict checks.
+   *
    * @param row the physical row
    * @param path the logical table path, for errors
    * @return its {@code version} column
@@ -298,6 +312,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * The shared-table row that records a logical table's schema.
+   *
    * @param schema a logical schema
    * @return the physical row recording it
    */
@@ -313,6 +329,8 @@ public final class SingleTableLayout {
   }
 
   /**
+   * Reads the schema document a shared-table schema row records.
+   *
    * @param path the logical path
    * @param physical the schema row, or a missing-row marker
    * @return the recorded schema's document ({@code {"schema": [...], "attributes": {...}}}), or {@code null}

@@ -216,7 +216,11 @@ public final class SingleTableTransaction extends AbstractYtTransaction {
     // nothing was sent
   }
 
-  /** @return the timestamp taken at begin */
+  /**
+   * The transaction's start timestamp.
+   *
+   * @return the timestamp taken at begin
+   */
   public long startTimestamp() {
     return startTimestamp;
   }

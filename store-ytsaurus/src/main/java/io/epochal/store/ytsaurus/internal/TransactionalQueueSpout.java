@@ -28,6 +28,8 @@ public final class TransactionalQueueSpout<T> implements TransactionalSpout<T, P
   private final TransactionalSpout<T, PartitionedMetadata<YtQueueRange>> adapter;
 
   /**
+   * Makes the transactional queue spout; no request is sent here.
+   *
    * @param config the settings
    * @param advances the staging of the store whose epoch commits advance the consumer, if they do
    */

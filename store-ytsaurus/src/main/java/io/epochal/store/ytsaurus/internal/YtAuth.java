@@ -18,6 +18,8 @@ public final class YtAuth {
   }
 
   /**
+   * Finds the OAuth token: {@code YT_TOKEN}, else {@code ~/.yt/token}.
+   *
    * @param env the environment (usually {@link System#getenv()})
    * @param home the user's home directory (usually {@code user.home})
    * @return the token, empty if none is configured

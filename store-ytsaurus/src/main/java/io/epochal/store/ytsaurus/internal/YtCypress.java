@@ -32,6 +32,8 @@ public final class YtCypress {
   private final Duration mountTimeout;
 
   /**
+   * Makes the Cypress client.
+   *
    * @param client the client
    * @param proxy the entry proxy for light commands
    * @param mountTimeout how long to wait for {@code @tablet_state == mounted}
@@ -42,12 +44,20 @@ public final class YtCypress {
     this.mountTimeout = mountTimeout;
   }
 
-  /** @return the client */
+  /**
+   * The HTTP client Cypress calls go through.
+   *
+   * @return the client
+   */
   public YtHttpClient client() {
     return client;
   }
 
-  /** @return the entry proxy */
+  /**
+   * The proxy Cypress calls are sent to.
+   *
+   * @return the entry proxy
+   */
   public String proxy() {
     return proxy;
   }
@@ -74,6 +84,8 @@ public final class YtCypress {
   }
 
   /**
+   * Checks that a path is an absolute Cypress path this client accepts.
+   *
    * @param path an absolute Cypress path
    * @throws IllegalArgumentException if it is not {@code //} followed by safe segments
    */
@@ -124,6 +136,8 @@ public final class YtCypress {
   }
 
   /**
+   * Tells whether a Cypress node exists.
+   *
    * @param path a path
    * @return whether it exists
    */

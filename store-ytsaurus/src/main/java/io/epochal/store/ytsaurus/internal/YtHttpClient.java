@@ -77,7 +77,21 @@ public final class YtHttpClient implements AutoCloseable {
    */
   public record Call(YtCommand command, ObjectNode parameters, List<? extends JsonNode> input, String proxy,
       Phase phase, String expectedProxy, boolean mutating) {
-    /** Checks arguments. */
+    /**
+     * Checks arguments.
+     *
+     * @param command the command
+     * @param parameters its parameters (the client adds {@code output_format} and, for input, {@code input_format})
+     * @param input the tabular input rows, non-null exactly when {@code command} {@linkplain YtCommand#hasInput() has
+     *     input}
+     * @param proxy the proxy ({@code host:port} or a URL) to send it to
+     * @param phase the phase, see {@link Phase}
+     * @param expectedProxy the {@code X-YT-Proxy} value every answer must carry, or {@code null} to accept any
+     * @param mutating whether to add {@code mutation_id}/{@code retry}
+     * @throws NullPointerException if {@code command}, {@code parameters}, {@code proxy} or {@code phase} is null
+     * @throws IllegalArgumentException if {@code input} is given for a command without input, or missing for one
+     *     with input
+     */
     public Call {
       Objects.requireNonNull(command, "command");
       Objects.requireNonNull(parameters, "parameters");
@@ -101,7 +115,11 @@ public final class YtHttpClient implements AutoCloseable {
       return new Call(command, parameters, null, proxy, Phase.SETUP, null, false);
     }
 
-    /** @return this call with {@code mutation_id}/{@code retry} added */
+    /**
+     * A copy of this call marked as a mutation.
+     *
+     * @return this call with {@code mutation_id}/{@code retry} added
+     */
     public Call asMutation() {
       return new Call(command, parameters, input, proxy, phase, expectedProxy, true);
     }
@@ -118,6 +136,8 @@ public final class YtHttpClient implements AutoCloseable {
    */
   public record Response(int status, String servedBy, String requestId, String correlationId, byte[] body) {
     /**
+     * Parses the body.
+     *
      * @return the body as a JSON tree ({@code {}} for an empty body)
      * @throws IllegalStateException if it is not JSON
      */
@@ -146,7 +166,19 @@ public final class YtHttpClient implements AutoCloseable {
    */
   public record Settings(Optional<String> token, Duration connectTimeout, Duration requestTimeout, int maxAttempts,
       Duration initialBackoff, Duration maxBackoff, Sleeper sleeper) {
-    /** Checks values. */
+    /**
+     * Checks values.
+     *
+     * @param token the OAuth token, empty for none (local clusters)
+     * @param connectTimeout TCP connect timeout
+     * @param requestTimeout timeout of one HTTP exchange
+     * @param maxAttempts attempts per call, {@code >= 1} (1 = no retry)
+     * @param initialBackoff first backoff; doubles per retry, with full jitter
+     * @param maxBackoff backoff cap
+     * @param sleeper how to wait between attempts (tests inject a virtual one)
+     * @throws NullPointerException if {@code token} or {@code sleeper} is null
+     * @throws IllegalArgumentException if {@code maxAttempts < 1}
+     */
     public Settings {
       Objects.requireNonNull(token, "token");
       Objects.requireNonNull(sleeper, "sleeper");
@@ -155,7 +187,11 @@ public final class YtHttpClient implements AutoCloseable {
       }
     }
 
-    /** @return defaults: no token, 5 s connect, 60 s request, 5 attempts, 50 ms..2 s backoff */
+    /**
+     * The default settings.
+     *
+     * @return defaults: no token, 5 s connect, 60 s request, 5 attempts, 50 ms..2 s backoff
+     */
     public static Settings defaults() {
       return new Settings(Optional.empty(), Duration.ofSeconds(5), Duration.ofSeconds(60), 5, Duration.ofMillis(50),
           Duration.ofSeconds(2), Sleeper.system());
@@ -166,6 +202,8 @@ public final class YtHttpClient implements AutoCloseable {
   private final YtTransport transport;
 
   /**
+   * Makes the client.
+   *
    * @param settings the settings
    */
   public YtHttpClient(Settings settings) {
@@ -173,7 +211,11 @@ public final class YtHttpClient implements AutoCloseable {
     this.transport = new YtTransport(settings);
   }
 
-  /** @return the settings */
+  /**
+   * The client's settings.
+   *
+   * @return the settings
+   */
   public Settings settings() {
     return settings;
   }
@@ -271,6 +313,8 @@ public final class YtHttpClient implements AutoCloseable {
   }
 
   /**
+   * Tells whether an error is worth retrying.
+   *
    * @param error an error tree
    * @return whether retrying the same call may succeed: some code in the tree is retryable and none is final
    */
@@ -307,6 +351,8 @@ public final class YtHttpClient implements AutoCloseable {
   }
 
   /**
+   * Turns a proxy address into the base URI of its requests.
+   *
    * @param proxy {@code host}, {@code host:port} or a URL
    * @return the base URI ({@code http://host:port} unless a scheme was given)
    */
@@ -321,7 +367,11 @@ public final class YtHttpClient implements AutoCloseable {
     return URI.create(p + "/");
   }
 
-  /** @return a YTsaurus-style GUID: four 32-bit hex parts joined by '-' */
+  /**
+   * Makes a random id in YTsaurus' GUID format.
+   *
+   * @return a YTsaurus-style GUID: four 32-bit hex parts joined by '-'
+   */
   public static String newGuid() {
     ThreadLocalRandom r = ThreadLocalRandom.current();
     return Integer.toHexString(r.nextInt()) + "-" + Integer.toHexString(r.nextInt()) + "-"

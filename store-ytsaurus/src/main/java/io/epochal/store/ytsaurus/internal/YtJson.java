@@ -72,12 +72,20 @@ public final class YtJson {
     return format;
   }
 
-  /** @return a fresh empty object node */
+  /**
+   * Makes an empty JSON object.
+   *
+   * @return a fresh empty object node
+   */
   public static ObjectNode object() {
     return NODES.objectNode();
   }
 
-  /** @return a fresh empty array node */
+  /**
+   * Makes an empty JSON array.
+   *
+   * @return a fresh empty array node
+   */
   public static ArrayNode array() {
     return NODES.arrayNode();
   }
@@ -86,6 +94,8 @@ public final class YtJson {
   // byte-string convention
 
   /**
+   * Encodes bytes as a JSON string in YTsaurus' byte convention.
+   *
    * @param bytes raw bytes
    * @return the JSON string that stands for exactly these bytes under {@code encode_utf8=%true}
    */
@@ -94,6 +104,8 @@ public final class YtJson {
   }
 
   /**
+   * Encodes text as a JSON string in YTsaurus' byte convention.
+   *
    * @param text text
    * @return the JSON string that stands for the UTF-8 bytes of {@code text}
    */
@@ -102,6 +114,8 @@ public final class YtJson {
   }
 
   /**
+   * Decodes a JSON string in YTsaurus' byte convention to bytes.
+   *
    * @param json a JSON string read under {@code encode_utf8=%true}
    * @return the bytes it stands for
    * @throws IllegalArgumentException if a char is above {@code U+00FF} (not a byte)
@@ -120,6 +134,8 @@ public final class YtJson {
   }
 
   /**
+   * Decodes a JSON string in YTsaurus' byte convention to text.
+   *
    * @param json a JSON string read under {@code encode_utf8=%true}
    * @return the UTF-8 text its bytes encode
    */
@@ -131,6 +147,8 @@ public final class YtJson {
   // documents
 
   /**
+   * Writes a tree as JSON.
+   *
    * @param value a tree
    * @return its compact JSON, ASCII only
    */
@@ -143,6 +161,8 @@ public final class YtJson {
   }
 
   /**
+   * Parses a JSON document from bytes.
+   *
    * @param bytes a JSON document
    * @return its tree
    * @throws IOException if it is not JSON
@@ -152,6 +172,8 @@ public final class YtJson {
   }
 
   /**
+   * Parses a JSON document from text.
+   *
    * @param text a JSON document
    * @return its tree
    * @throws IOException if it is not JSON
@@ -254,6 +276,8 @@ public final class YtJson {
   }
 
   /**
+   * Encodes an error tree as YTsaurus' JSON error.
+   *
    * @param error an error
    * @return its JSON form
    */
@@ -270,6 +294,8 @@ public final class YtJson {
   }
 
   /**
+   * Converts a JSON value to plain Java values.
+   *
    * @param node a JSON value
    * @return it as plain Java ({@code String}, {@code Long}/{@code BigInteger}, {@code Double}, {@code Boolean},
    *     {@code List}, {@code Map}, {@code null})

@@ -35,6 +35,8 @@ public final class YtRowCodec {
   }
 
   /**
+   * Encodes a key for a lookup or delete.
+   *
    * @param key a key
    * @return its user key columns as a JSON row (no {@code hash})
    */
@@ -49,6 +51,8 @@ public final class YtRowCodec {
   }
 
   /**
+   * Encodes a row for an insert.
+   *
    * @param row a row
    * @return its user key and value columns as a JSON row (no {@code hash}; nulls explicit)
    */
@@ -64,6 +68,8 @@ public final class YtRowCodec {
   }
 
   /**
+   * Encodes one column value.
+   *
    * @param schema the schema of the column
    * @param column the column
    * @param value its normalized Java value, or {@code null}

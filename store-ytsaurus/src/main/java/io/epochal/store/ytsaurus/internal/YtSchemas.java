@@ -32,6 +32,8 @@ public final class YtSchemas {
   }
 
   /**
+   * The expression that computes a table's hash column.
+   *
    * @param schema a table schema
    * @return the {@code farm_hash(...)} expression of its {@value TableSchema#HASH_COLUMN} column
    */
@@ -44,6 +46,8 @@ public final class YtSchemas {
   }
 
   /**
+   * Translates a table schema to YTsaurus' schema.
+   *
    * @param schema a table schema
    * @return its YTsaurus schema, a JSON list of column descriptors
    */
@@ -72,6 +76,8 @@ public final class YtSchemas {
   }
 
   /**
+   * Translates a table schema's attributes to the attribute stored on the YTsaurus table.
+   *
    * @param schema a table schema
    * @return its attributes as the JSON map stored in {@value #ATTRIBUTES_ATTRIBUTE}
    */
@@ -154,6 +160,8 @@ public final class YtSchemas {
   }
 
   /**
+   * Describes a YTsaurus schema for error messages.
+   *
    * @param ytSchema a YTsaurus schema
    * @param attributes the {@value #ATTRIBUTES_ATTRIBUTE} map or {@code null}
    * @return a readable one-line description, e.g. {@code [hash uint64 key expression=farm_hash(w), w utf8 key, v int64]}

@@ -13,6 +13,8 @@ public final class YtTable implements Table {
   private final Object owner;
 
   /**
+   * Makes the handle of an opened table.
+   *
    * @param schema the validated schema
    * @param ytPath the Cypress path of the physical table (in single-table mode: the shared table)
    * @param owner the store that opened it
@@ -28,12 +30,20 @@ public final class YtTable implements Table {
     return schema;
   }
 
-  /** @return the Cypress path of the physical table */
+  /**
+   * The physical table's path.
+   *
+   * @return the Cypress path of the physical table
+   */
   public String ytPath() {
     return ytPath;
   }
 
-  /** @return the store that opened this table */
+  /**
+   * The store that opened the table.
+   *
+   * @return the store that opened this table
+   */
   public Object owner() {
     return owner;
   }

@@ -30,6 +30,8 @@ public final class YtTableCatalog {
   private final String sharedTable;
 
   /**
+   * Makes the catalog of the store's tables.
+   *
    * @param owner the store, owner of the tables opened
    * @param client the HTTP client
    * @param cypress the Cypress client
@@ -91,6 +93,8 @@ public final class YtTableCatalog {
   }
 
   /**
+   * Finds the table at a path, reading its recorded schema.
+   *
    * @param path a table-store path
    * @return the table there, if it exists
    */

@@ -56,6 +56,8 @@ public final class YtTableStoreSupport {
   }
 
   /**
+   * The error for a lookup answer with fewer or more rows than keys asked.
+   *
    * @param path the logical table path
    * @param ytPath the physical table
    * @param answered the rows answered
@@ -80,6 +82,8 @@ public final class YtTableStoreSupport {
   }
 
   /**
+   * Tells whether a lookup answer's line stands for a missing row.
+   *
    * @param row a line of a {@code keep_missing_rows} answer
    * @return whether it stands for a missing row ({@code null}, or an object without any column)
    */
@@ -90,6 +94,16 @@ public final class YtTableStoreSupport {
   /**
    * Reads the schema of the table at {@code ytPath}; empty if there is no table; throws
    * {@link SchemaMismatchException} if it differs from {@code expected} (when given).
+   *
+   * @param cypress the Cypress client the schema, the attributes and {@code @dynamic} are read with
+   * @param logicalPath the table's path in the store, named in errors
+   * @param ytPath the table's Cypress path
+   * @param expected the schema the table must have, or {@code null} to accept any table-store table
+   * @return the table's schema, empty if no node exists at {@code ytPath}
+   * @throws SchemaMismatchException if the node is not a table, or (with {@code expected}) is not a dynamic table
+   *     with exactly that schema
+   * @throws StoreException if (without {@code expected}) the table is not a sorted dynamic table of the table-store
+   *     layout
    */
   public static Optional<TableSchema> readSchema(YtCypress cypress, String logicalPath, String ytPath,
       TableSchema expected) {
