@@ -31,6 +31,9 @@ public final class PostgresFormatMigration {
   /**
    * Migrates the store in PostgreSQL schema {@code schema} of {@code dataSource} to the current format.
    *
+   * @param dataSource where the store's database is; one connection is taken and closed, the data source is not
+   * @param schema the PostgreSQL schema (namespace) of the store, unquoted, as given to
+   *     {@link PostgresTableStore.Builder#schema}; at most 63 bytes in UTF-8
    * @return the number of tables rewritten; 0 if the schema already holds the current format
    * @throws StoreException (not retryable) if the schema holds no Epochal store or a format this version cannot
    *     migrate; (retryable) if the server fails, in which case nothing was changed

@@ -133,6 +133,9 @@ public final class PostgresTableStore implements TableStore {
    * ({@code jdbc:postgresql://host:port/database}, with any pgjdbc options); the store makes and owns a HikariCP
    * connection pool.
    *
+   * @param jdbcUrl the pgjdbc URL of the database, e.g. {@code jdbc:postgresql://localhost:5432/app?ssl=true}; user and
+   *     password may be in it or set on the builder
+   * @return a new builder with the default settings, on which {@link Builder#build()} opens the store
    * @throws NullPointerException if {@code jdbcUrl} is null
    */
   public static Builder builder(String jdbcUrl) {
@@ -143,6 +146,9 @@ public final class PostgresTableStore implements TableStore {
    * Starts configuring a store on the connections of {@code dataSource} (of the PostgreSQL driver, or a pool of
    * its connections), which the store uses but never closes.
    *
+   * @param dataSource the source of the store's connections, already configured with server, user and password;
+   *     it should allow as many connections at once as store transactions and lookups are open at once
+   * @return a new builder with the default settings, on which {@link Builder#build()} opens the store
    * @throws NullPointerException if {@code dataSource} is null
    */
   public static Builder builder(DataSource dataSource) {
@@ -152,6 +158,8 @@ public final class PostgresTableStore implements TableStore {
   /**
    * Opens a store with the default settings on {@code dataSource}: {@code builder(dataSource).build()}.
    *
+   * @param dataSource the source of the store's connections, which the store uses but never closes
+   * @return the open store, on schema {@code epochal}
    * @throws StoreException if the server cannot be reached or the store schema cannot be prepared
    */
   public static PostgresTableStore open(DataSource dataSource) {
@@ -284,6 +292,7 @@ public final class PostgresTableStore implements TableStore {
    * The SQL name of the table that holds {@code path}, schema-qualified and quoted (for example
    * {@code "epochal"."t3_wordcount_counts_tx"}), for people and tools that read the database directly.
    *
+   * @param path the Epochal path of the table ({@link TableSchema#path()} of the schema given to {@link #openTable})
    * @return the name, or empty if there is no such table
    * @throws StoreException if the registry cannot be read
    */
@@ -291,7 +300,11 @@ public final class PostgresTableStore implements TableStore {
     return findTable(path).map(t -> ((TableHandle) t).pg.qualifiedName());
   }
 
-  /** @return the PostgreSQL schema (namespace) holding this store's tables */
+  /**
+   * Names the PostgreSQL schema the store lives in.
+   *
+   * @return the PostgreSQL schema (namespace) holding this store's tables, unquoted
+   */
   public String schemaName() {
     return pgSchema;
   }
@@ -359,7 +372,15 @@ public final class PostgresTableStore implements TableStore {
       this.dataSource = dataSource;
     }
 
-    /** The database user (default: the URL's {@code user}, else pgjdbc's default). JDBC URL builders only. */
+    /**
+     * The database user (default: the URL's {@code user}, else pgjdbc's default). JDBC URL builders only.
+     *
+     * @param user the PostgreSQL role to log in as
+     * @return this builder
+     * @throws NullPointerException if {@code user} is null
+     * @throws IllegalStateException if the builder was made from a {@link DataSource} (which carries its own user) or the user
+     *     was already set
+     */
     public Builder user(String user) {
       urlOnly("user");
       once(this.user, "user");
@@ -367,7 +388,15 @@ public final class PostgresTableStore implements TableStore {
       return this;
     }
 
-    /** The user's password (default: the URL's, or none). JDBC URL builders only. */
+    /**
+     * The user's password (default: the URL's, or none). JDBC URL builders only.
+     *
+     * @param password the password of the database user (shown as {@code ***} in the builder's messages)
+     * @return this builder
+     * @throws NullPointerException if {@code password} is null
+     * @throws IllegalStateException if the builder was made from a {@link DataSource} (which carries its own password) or the password
+     *     was already set
+     */
     public Builder password(String password) {
       urlOnly("password");
       once(this.password, "password");
@@ -379,7 +408,11 @@ public final class PostgresTableStore implements TableStore {
      * The size of the connection pool (default 10): the most store transactions and one-off lookups open at once.
      * JDBC URL builders only.
      *
+     * @param poolSize the number of pooled connections; positive
+     * @return this builder
      * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if the builder was made from a {@link DataSource} (which carries its own pool) or the pool size
+     *     was already set
      */
     public Builder poolSize(int poolSize) {
       urlOnly("poolSize");
@@ -396,7 +429,12 @@ public final class PostgresTableStore implements TableStore {
     /**
      * How long connecting may take, and waiting for a free pooled connection (default 10 s). JDBC URL builders only.
      *
+     * @param connectTimeout the longest wait for a new or a free connection; positive
+     * @return this builder
+     * @throws NullPointerException if {@code connectTimeout} is null
      * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if the builder was made from a {@link DataSource} (which carries its own time-outs) or the time-out
+     *     was already set
      */
     public Builder connectTimeout(Duration connectTimeout) {
       urlOnly("connectTimeout");
@@ -413,7 +451,11 @@ public final class PostgresTableStore implements TableStore {
      * The PostgreSQL schema (namespace) holding the store's tables (default {@code epochal}; created if missing).
      * Stores on different schemas of one database are independent.
      *
-     * @throws IllegalArgumentException if empty or longer than 63 bytes
+     * @param schema the schema's name, unquoted (any text; it is quoted in SQL)
+     * @return this builder
+     * @throws NullPointerException if {@code schema} is null
+     * @throws IllegalArgumentException if empty, holding NUL or longer than 63 bytes in UTF-8
+     * @throws IllegalStateException if the schema was already set
      */
     public Builder schema(String schema) {
       once(this.schema, "schema");
@@ -423,14 +465,29 @@ public final class PostgresTableStore implements TableStore {
       return this;
     }
 
-    /** A fault-injection hook called during commits, for tests (default {@link CommitHook#NONE}). */
+    /**
+     * A fault-injection hook called during commits, for tests (default {@link CommitHook#NONE}).
+     *
+     * @param hook the hook, called once per table a commit writes, before that table's rows are written
+     * @return this builder
+     * @throws NullPointerException if {@code hook} is null
+     * @throws IllegalStateException if a commit hook was already set
+     */
     public Builder commitHook(CommitHook hook) {
       once(this.commitHook, "commitHook");
       this.commitHook = Objects.requireNonNull(hook, "hook");
       return this;
     }
 
-    /** A fault-injection hook on the read path, for tests (default {@link ReadHook#NONE}). */
+    /**
+     * A fault-injection hook on the read path, for tests (default {@link ReadHook#NONE}).
+     *
+     * @param hook the hook, called before every read of committed rows and given each row's check bytes before
+     *     they are checked and decoded
+     * @return this builder
+     * @throws NullPointerException if {@code hook} is null
+     * @throws IllegalStateException if a read hook was already set
+     */
     public Builder readHook(ReadHook hook) {
       once(this.readHook, "readHook");
       this.readHook = Objects.requireNonNull(hook, "hook");
@@ -442,7 +499,12 @@ public final class PostgresTableStore implements TableStore {
      * ({@code idle_in_transaction_session_timeout}): a worker that hangs inside a transaction cannot hold locks,
      * and so block a lease takeover, for longer.
      *
+     * @param timeout the longest idle time inside a transaction, at least 1 ms (millisecond precision); the server
+     *     then ends the session and the transaction fails
+     * @return this builder
+     * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if shorter than 1 ms
+     * @throws IllegalStateException if the transaction time-out was already set
      */
     public Builder transactionTimeout(Duration timeout) {
       once(this.transactionTimeout, "transactionTimeout");
@@ -460,6 +522,8 @@ public final class PostgresTableStore implements TableStore {
      *
      * @throws StoreException if the server cannot be reached (retryable), refuses the login or the schema holds
      *     another store format (not retryable)
+     * @return the open store, which owns its connection pool if the builder was made from a JDBC URL; close it when
+     *     done
      */
     public PostgresTableStore build() {
       return new PostgresTableStore(this);

@@ -19,7 +19,15 @@ import java.util.Optional;
  */
 @Evolving
 public record InspectedRow(String key, Optional<Row> row, Optional<StateCorruptedException> error) {
-  /** @throws IllegalArgumentException unless exactly one of {@code row} and {@code error} is present */
+  /**
+   * Checks that the inspected row holds exactly one outcome.
+   *
+   * @param key the row's key as text, hex, or where reading stopped (see the record's comment); not null
+   * @param row the decoded row, empty if it could not be read
+   * @param error why the row could not be read, empty if it was read
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException unless exactly one of {@code row} and {@code error} is present
+   */
   public InspectedRow {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(row, "row");

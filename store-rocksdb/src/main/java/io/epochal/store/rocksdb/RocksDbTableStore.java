@@ -193,6 +193,9 @@ public final class RocksDbTableStore implements TableStore {
   /**
    * Starts configuring a store over the state directory {@code dir} (created if missing).
    *
+   * @param dir the state directory, on a local file system (made absolute and normalized); one store per directory
+   *     writes at a time
+   * @return a new builder with the default settings, on which {@link Builder#build()} opens the store
    * @throws NullPointerException if {@code dir} is null
    */
   public static Builder builder(Path dir) {
@@ -208,6 +211,9 @@ public final class RocksDbTableStore implements TableStore {
    * {@code LEASE} file is missing, damaged or of another database, the generations are read from the database's own
    * copy (RocksDB's read-only mode) and every other lease is moved one generation up as well.
    *
+   * @param dir the state directory, initialised by an earlier open of a store
+   * @param name the lease's name, e.g. the pipeline's
+   * @param owner who takes the lease over (a worker id, used in error messages)
    * @return the new lease, one generation above the previous holder's
    * @throws StoreException if {@code dir} is not an initialised state directory, or the lease cannot be written
    *     (not retryable if no retry can fix it)
@@ -227,23 +233,36 @@ public final class RocksDbTableStore implements TableStore {
    * @throws StoreException if the directory is open in this JVM or in another process (nothing deleted; not
    *     retryable: stop that process first), is not a directory, or cannot be deleted (not retryable if no retry can
    *     fix it)
+   * @param dir the state directory to delete the state of
    * @throws NullPointerException if {@code dir} is null
    */
   public static void destroy(Path dir) {
     StateDirectory.destroy(dir);
   }
 
-  /** @return the state directory */
+  /**
+   * Names the directory the store keeps its state in.
+   *
+   * @return the state directory, absolute and normalized
+   */
   public Path directory() {
     return dir;
   }
 
-  /** @return the sync policy of commits */
+  /**
+   * Tells how this store's commits reach the disk ({@link Builder#sync}).
+   *
+   * @return the sync policy of commits
+   */
   public SyncPolicy syncPolicy() {
     return sync;
   }
 
-  /** @return whether this store was opened read-only ({@link Builder#readOnly}) */
+  /**
+   * Tells whether this store refuses writes, leases and new tables.
+   *
+   * @return whether this store was opened read-only ({@link Builder#readOnly})
+   */
   public boolean isReadOnly() {
     return readOnly;
   }
@@ -276,7 +295,11 @@ public final class RocksDbTableStore implements TableStore {
     return life.whileOpen(() -> tables.find(path).map(Table.class::cast));
   }
 
-  /** @return the paths of every table of the database, sorted */
+  /**
+   * Lists every table the state directory holds, whether or not it was opened through this store.
+   *
+   * @return the paths of every table of the database, sorted
+   */
   public List<String> tablePaths() {
     return life.whileOpen(tables::paths);
   }
@@ -364,6 +387,9 @@ public final class RocksDbTableStore implements TableStore {
    * cannot read on (a damaged block), a last {@code InspectedRow} names the key after which reading stopped.
    * Streams: rows are not collected.
    *
+   * @param table a table opened on this store
+   * @param sink receives each row in key order, on the calling thread, before {@code inspect} returns
+   * @throws NullPointerException if {@code sink} is null
    * @throws StoreException if the store cannot be read at all (an I/O error)
    * @throws IllegalArgumentException if {@code table} is not a table of this store
    */
@@ -453,7 +479,14 @@ public final class RocksDbTableStore implements TableStore {
       this.dir = Objects.requireNonNull(dir, "dir").toAbsolutePath().normalize();
     }
 
-    /** How commits reach the disk (default {@link SyncPolicy#WAL}: WAL on, no fsync per commit). */
+    /**
+     * How commits reach the disk (default {@link SyncPolicy#WAL}: WAL on, no fsync per commit).
+     *
+     * @param sync the durability of each commit against a process or a machine crash
+     * @return this builder
+     * @throws NullPointerException if {@code sync} is null
+     * @throws IllegalStateException if the sync policy was already set
+     */
     public Builder sync(SyncPolicy sync) {
       if (this.sync != null) {
         throw new IllegalStateException("sync was already set to " + this.sync);
@@ -466,7 +499,11 @@ public final class RocksDbTableStore implements TableStore {
      * How long {@link #build()} waits for another process (or another store of this JVM) to release the
      * directory, RocksDB allowing one at a time (default zero: fail at once).
      *
+     * @param openTimeout the longest wait for the directory; zero or positive
+     * @return this builder
+     * @throws NullPointerException if {@code openTimeout} is null
      * @throws IllegalArgumentException if negative
+     * @throws IllegalStateException if the open time-out was already set
      */
     public Builder openTimeout(Duration openTimeout) {
       if (this.openTimeout != null) {
@@ -480,7 +517,14 @@ public final class RocksDbTableStore implements TableStore {
       return this;
     }
 
-    /** A fault-injection hook called during commits, for tests (default {@link CommitHook#NONE}). */
+    /**
+     * A fault-injection hook called during commits, for tests (default {@link CommitHook#NONE}).
+     *
+     * @param hook the hook, called once per table a commit writes, before that table's rows are written
+     * @return this builder
+     * @throws NullPointerException if {@code hook} is null
+     * @throws IllegalStateException if a commit hook was already set
+     */
     public Builder commitHook(CommitHook hook) {
       if (this.hook != null) {
         throw new IllegalStateException("commitHook was already set to " + this.hook);
@@ -494,6 +538,10 @@ public final class RocksDbTableStore implements TableStore {
      * scan and {@link RocksDbTableStore#inspect} before reading, and with every stored cell's bytes before they are
      * checked and decoded. What it throws reaches the caller.
      *
+     * @param readHook the hook, given the table's path before each read and each stored cell's bytes after it
+     * @return this builder
+     * @throws NullPointerException if {@code readHook} is null
+     * @throws IllegalStateException if a read hook was already set
      * @since 0.2.0
      */
     public Builder readHook(ReadHook readHook) {
@@ -510,6 +558,9 @@ public final class RocksDbTableStore implements TableStore {
      * writes the directory. Lookups and scans read as usual (the latest data recovered at open); writes, leases and
      * new tables are refused with a {@link StoreException}. The directory must be initialised.
      *
+     * @param readOnly whether to open the directory read-only
+     * @return this builder
+     * @throws IllegalStateException if read-only was already set
      * @since 0.2.0
      */
     public Builder readOnly(boolean readOnly) {
@@ -528,6 +579,7 @@ public final class RocksDbTableStore implements TableStore {
      *
      * @throws StoreException if the directory was written in another format, is held by another process past the
      *     timeout, lost its database or data (see the class documentation; not retryable), or cannot be opened
+     * @return the open store; closing it releases the directory
      */
     public RocksDbTableStore build() {
       return new RocksDbTableStore(this);

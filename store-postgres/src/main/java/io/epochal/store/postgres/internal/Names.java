@@ -25,6 +25,10 @@ public final class Names {
   }
 
   /**
+   * Quotes an identifier for splicing into SQL, after the checks of {@link #check}.
+   *
+   * @param identifier the unquoted name of a schema, table, column or constraint; non-empty, without NUL, at most
+   *     {@value #MAX_IDENTIFIER_BYTES} bytes in UTF-8
    * @return {@code identifier} as a quoted SQL identifier ({@code "..."}, inner quotes doubled)
    * @throws IllegalArgumentException if it is empty, holds NUL or is longer than 63 bytes in UTF-8
    */
@@ -34,6 +38,10 @@ public final class Names {
   }
 
   /**
+   * Checks that PostgreSQL keeps {@code identifier} as it is: not empty, no NUL, and not truncated by the server.
+   *
+   * @param identifier the unquoted identifier to check
+   * @param what what the identifier names (e.g. {@code "schema"}), the subject of the exception's message
    * @throws IllegalArgumentException if {@code identifier} is empty, holds NUL or is longer than 63 bytes in UTF-8
    */
   public static void check(String identifier, String what) {
@@ -50,7 +58,16 @@ public final class Names {
     }
   }
 
-  /** @return the SQL name of the table with registry id {@code id} and path {@code path}: {@code t<id>_<slug>} */
+  /**
+   * Builds the SQL name of a newly registered table.
+   *
+   * @param id the table's registry id from the sequence {@code epochal_table_ids}; positive, and unique in the store,
+   *     which alone makes the name unique
+   * @param path the table's Epochal path, any text; only its slug (see the class comment) enters the name
+   * @return the SQL name of the table with registry id {@code id} and path {@code path}: {@code t<id>_<slug>},
+   *     unquoted, at most 61 bytes
+   * @throws IllegalArgumentException if {@code id} is not positive
+   */
   public static String tableName(long id, String path) {
     if (id < 1) {
       throw new IllegalArgumentException("table id must be positive, was " + id);

@@ -52,9 +52,12 @@ public final class PgTable {
   private final String scanSql;
 
   /**
+   * Builds the SQL of every operation on the table once; nothing is sent to the server.
+   *
    * @param schema the logical schema
    * @param quotedSchema the quoted PostgreSQL schema (namespace) holding the table
    * @param sqlName the table's SQL name ({@link Names#tableName}), unquoted
+   * @throws IllegalArgumentException if a column name is not a valid PostgreSQL identifier ({@link Names#check})
    */
   public PgTable(TableSchema schema, String quotedSchema, String sqlName) {
     this.schema = schema;
@@ -165,22 +168,38 @@ public final class PgTable {
     return select + " FROM unnest(" + arrays + ")" + (ordinal ? " WITH ORDINALITY" : "") + " AS x(" + aliases + ")";
   }
 
-  /** @return the logical schema */
+  /**
+   * Gives the Epochal schema this table stores.
+   *
+   * @return the logical schema
+   */
   public TableSchema schema() {
     return schema;
   }
 
-  /** @return the table's SQL name, unquoted */
+  /**
+   * Gives the table's name in its PostgreSQL schema.
+   *
+   * @return the table's SQL name, unquoted
+   */
   public String sqlName() {
     return sqlName;
   }
 
-  /** @return the schema-qualified, quoted SQL name */
+  /**
+   * Gives the name to splice into SQL.
+   *
+   * @return the schema-qualified, quoted SQL name
+   */
   public String qualifiedName() {
     return qualified;
   }
 
-  /** @return the {@code CREATE TABLE} statement */
+  /**
+   * Builds the DDL that creates the table, with the columns, primary key and fillfactor of the class comment.
+   *
+   * @return the {@code CREATE TABLE} statement
+   */
   public String createSql() {
     StringBuilder sb = new StringBuilder("CREATE TABLE ").append(qualified).append(" (");
     for (Column c : schema.columns()) {
@@ -200,7 +219,12 @@ public final class PgTable {
     return sb.append(")) WITH (fillfactor = ").append(FILLFACTOR).append(')').toString();
   }
 
-  /** @return the physical columns this table must have: {@code name type [not null] [collate C]}, in order */
+  /**
+   * Lists the columns the schema check expects to find in the catalog.
+   *
+   * @return the physical columns this table must have, as {@link #describeColumn} describes them, in order, the
+   *     {@code "$crc"} column last
+   */
   public List<String> expectedColumns() {
     List<String> out = new ArrayList<>();
     for (Column c : schema.columns()) {
@@ -210,7 +234,11 @@ public final class PgTable {
     return out;
   }
 
-  /** @return the primary key columns this table must have, in order */
+  /**
+   * Lists the primary key the schema check expects to find in the catalog.
+   *
+   * @return the names of the primary key columns this table must have ({@code hash}, then the key columns), in order
+   */
   public List<String> expectedPrimaryKey() {
     List<String> out = new ArrayList<>();
     for (Column c : keys) {
@@ -219,12 +247,25 @@ public final class PgTable {
     return out;
   }
 
-  /** The description of a physical column, as compared by the schema check. */
+  /**
+   * Describes a physical column in the form the schema check compares with what the catalog holds.
+   *
+   * @param name the column's name, unquoted
+   * @param type the column's PostgreSQL type as the catalog formats it (e.g. {@code bigint})
+   * @param notNull whether the column is {@code NOT NULL}
+   * @param collation the column's collation (e.g. {@code C}), or empty for none
+   * @return {@code name type [not null] [collate <collation>]}
+   */
   public static String describeColumn(String name, String type, boolean notNull, String collation) {
     return name + " " + type + (notNull ? " not null" : "") + (collation.isEmpty() ? "" : " collate " + collation);
   }
 
-  /** Lookup: one row per found key, columns {@code ord, values..., $crc}. Bind {@link #keyArrays}. */
+  /**
+   * Returns the lookup statement. Bind {@link #keyArrays}.
+   *
+   * @return the SQL that yields one row per found key (none for a key without a row), columns
+   *     {@code ord, values..., $crc}, {@code ord} being the key's 1-based position in the bound arrays
+   */
   public String lookupSql() {
     return lookupSql;
   }
@@ -232,6 +273,8 @@ public final class PgTable {
   /**
    * Upserts rows: one row result {@code (updated, inserted)}, which must add up to the number of rows. A write-write
    * conflict fails the statement with a serialization failure (SQLState 40001). Bind {@link #rowArrays}.
+   *
+   * @return the upsert statement
    */
   public String upsertSql() {
     return upsertSql;
@@ -241,22 +284,41 @@ public final class PgTable {
    * Deletes the keys' rows visible to the snapshot and inserts a placeholder row for each other key: one row result
    * {@code (deleted, placeholders)}; if there are placeholders, run {@link #deleteSql()} on the same keys. A
    * write-write conflict fails the statement with a serialization failure. Bind {@link #keyArrays}.
+   *
+   * @return the delete-and-probe statement
    */
   public String deleteProbeSql() {
     return deleteProbeSql;
   }
 
-  /** Deletes keys. Bind {@link #keyArrays}. */
+  /**
+   * Returns the statement that deletes the rows of the bound keys, without conflict probing (used to remove the
+   * placeholders of {@link #deleteProbeSql()}). Bind {@link #keyArrays}.
+   *
+   * @return the delete statement
+   */
   public String deleteSql() {
     return deleteSql;
   }
 
-  /** Every row in key order: columns {@code hash, keys..., values..., $crc}. */
+  /**
+   * Returns the statement that reads the whole table; it binds nothing.
+   *
+   * @return the SQL that yields every row in primary key order, columns {@code hash, keys..., values..., $crc}
+   */
   public String scanSql() {
     return scanSql;
   }
 
-  /** @return one JDBC array per key column (hash first) holding {@code keyList}'s parts, in order */
+  /**
+   * Binds keys as JDBC arrays, in their stored form (the hash and uint64 parts as {@link PgTypes#toStored} gives
+   * them), for the statements that take keys.
+   *
+   * @param conn the connection the statement runs on, which creates the arrays
+   * @param keyList the keys, of this table's schema, already checked ({@link Storable#checkKeys})
+   * @return one JDBC array per key column (hash first) holding {@code keyList}'s parts, in order
+   * @throws SQLException if the driver cannot create an array
+   */
   public Array[] keyArrays(Connection conn, List<TableKey> keyList) throws SQLException {
     Array[] out = new Array[keys.size()];
     int n = keyList.size();
@@ -277,10 +339,14 @@ public final class PgTable {
   }
 
   /**
+   * Binds rows as JDBC arrays, in their stored form, for {@link #upsertSql}.
+   *
+   * @param conn the connection the statement runs on, which creates the arrays
    * @param rowKeys the keys of the rows to write
    * @param rowValues the values of each row, in value column order (as {@link Row#values()})
    * @param crcs the {@code $crc} of each row
    * @return one JDBC array per column (keys, values) then the CRCs, for {@link #upsertSql}
+   * @throws SQLException if the driver cannot create an array
    */
   public Array[] rowArrays(Connection conn, List<TableKey> rowKeys, List<List<Object>> rowValues, int[] crcs)
       throws SQLException {
@@ -306,6 +372,8 @@ public final class PgTable {
   }
 
   /**
+   * Computes the check value of a row about to be written.
+   *
    * @param hash the row's key hash
    * @param rowValues the row's values, in value column order (as {@link Row#values()})
    * @return the {@code $crc} of the row: CRC-32C of its {@link RowCheck} encoding
@@ -320,8 +388,13 @@ public final class PgTable {
    * the bytes it is given) the decoding is skipped: the bytes are the encoding of the values just read, so checking
    * their CRC and the required columns is the same check.
    *
+   * @param key the key the row was looked up or scanned under
+   * @param rs the result set, positioned on the row to read
    * @param first the index of the first value column in the result set
+   * @param hook the read hook the store was built with, {@link ReadHook#NONE} if none
+   * @return the row of {@code key} with the values read
    * @throws StateCorruptedException naming the table and the key if anything does not check
+   * @throws SQLException if the driver fails to read a column
    */
   public Row readRow(TableKey key, ResultSet rs, int first, ReadHook hook) throws SQLException {
     Object[] read = new Object[values.size()];
@@ -355,7 +428,10 @@ public final class PgTable {
    * Reads the key of the current result row of a {@link #scanSql()} (columns from 1) and checks that its stored
    * {@code hash} is {@code farm_hash} of its key columns.
    *
+   * @param rs the result set of a {@link #scanSql()}, positioned on the row to read
+   * @return the row's key, of this table's schema
    * @throws StateCorruptedException naming the table and what could be read of the key
+   * @throws SQLException if the driver fails to read a column
    */
   public TableKey readKey(ResultSet rs) throws SQLException {
     List<Object> parts = new ArrayList<>(keys.size() - 1);
@@ -380,7 +456,11 @@ public final class PgTable {
     }
   }
 
-  /** @return the index of the first value column in a {@link #scanSql()} result */
+  /**
+   * Gives where the values start in a scan's rows, for {@link #readRow}.
+   *
+   * @return the 1-based index of the first value column in a {@link #scanSql()} result
+   */
   public int scanFirstValueColumn() {
     return keys.size() + 1;
   }

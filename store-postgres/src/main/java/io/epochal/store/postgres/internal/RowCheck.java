@@ -27,7 +27,16 @@ public final class RowCheck {
   private RowCheck() {
   }
 
-  /** @return the check encoding of a row with key hash {@code hash} and {@code values} (normalized, in order) */
+  /**
+   * Encodes a row's values in the check layout of the class comment.
+   *
+   * @param hash the {@code farm_hash} of the row's key, written into the encoding so the values cannot pass as
+   *     another key's
+   * @param valueColumns the table's value columns, in schema order; their types choose each value's layout
+   * @param values the row's values (normalized, as {@link io.epochal.store.table.Row#values()}), one per value
+   *     column in the same order, null for an absent value
+   * @return the check encoding of a row with key hash {@code hash} and {@code values}
+   */
   public static byte[] encode(long hash, List<Column> valueColumns, List<Object> values) {
     int size = 1 + 8;
     byte[][] strings = new byte[values.size()][];
@@ -72,7 +81,12 @@ public final class RowCheck {
     return b.array();
   }
 
-  /** @return the CRC-32C of {@code bytes}, as stored in {@code "$crc"} */
+  /**
+   * Computes the checksum kept in column {@code "$crc"}.
+   *
+   * @param bytes a row's check encoding (from {@link #encode}, or as returned by a read hook)
+   * @return the CRC-32C of {@code bytes}, as stored in {@code "$crc"} (the unsigned 32 bits as a signed int)
+   */
   public static int crc(byte[] bytes) {
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length);
@@ -83,6 +97,10 @@ public final class RowCheck {
    * Checks the encoding of {@code values} (made by {@link #encode} from them) against the stored CRC, and that every
    * required column has a value: the checks of {@link #decode} that can fail on such bytes, without decoding them.
    *
+   * @param valueColumns the table's value columns, in schema order; their {@code required} flags are checked
+   * @param encoded the check encoding of {@code values}, made by {@link #encode}
+   * @param storedCrc the {@code "$crc"} read from the row
+   * @param values the values read from the row, in value column order, null where absent
    * @throws IllegalArgumentException if the CRC differs or a required column is null (the same messages as
    *     {@link #decode})
    */
@@ -106,6 +124,10 @@ public final class RowCheck {
   /**
    * Checks {@code bytes} against the stored CRC and decodes the values.
    *
+   * @param hash the {@code farm_hash} of the key the row was read under; must equal the hash in the encoding
+   * @param valueColumns the table's value columns, in schema order, which give the layout to expect
+   * @param bytes the check encoding to decode (as returned by the read hook)
+   * @param storedCrc the {@code "$crc"} read from the row
    * @return the value of each value column, in order
    * @throws IllegalArgumentException if the CRC differs or the bytes are not a check encoding of a row of key hash
    *     {@code hash} (the message says what is wrong)

@@ -19,7 +19,13 @@ public final class SchemaText {
   private SchemaText() {
   }
 
-  /** @return the canonical text of {@code schema} */
+  /**
+   * Writes the canonical text of a schema, from which {@link #read} rebuilds an equal schema.
+   *
+   * @param schema the logical schema of a table: path, key and value columns, attributes
+   * @return the canonical text of {@code schema}: a version line, then one line per path, column and attribute, in
+   *     order, with path and attributes URL-encoded
+   */
   public static String write(TableSchema schema) {
     StringBuilder sb = new StringBuilder(VERSION_LINE).append('\n');
     sb.append("path=").append(enc(schema.path())).append('\n');
@@ -39,6 +45,8 @@ public final class SchemaText {
   /**
    * Rebuilds a schema from its canonical text.
    *
+   * @param text the text stored in the registry, as written by {@link #write}
+   * @return the schema {@code text} describes, equal to the one it was written from
    * @throws IllegalArgumentException if the text is not a schema written by {@link #write}
    */
   public static TableSchema read(String text) {

@@ -25,7 +25,12 @@ public final class SqlErrors {
   private SqlErrors() {
   }
 
-  /** @return the first SQLState in {@code failure}'s cause chain, or null */
+  /**
+   * Finds the SQLState of a failure, looking through at most 32 causes.
+   *
+   * @param failure a JDBC failure, possibly wrapped (e.g. by the connection pool)
+   * @return the first SQLState in {@code failure}'s cause chain, or null if no {@link SQLException} in it has one
+   */
   public static String sqlState(Throwable failure) {
     int depth = 0;
     for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
@@ -36,19 +41,32 @@ public final class SqlErrors {
     return null;
   }
 
-  /** @return whether {@code failure} is a serialization failure or a deadlock: a write-write conflict */
+  /**
+   * Tells whether a failure is a write-write conflict, which the store reports as a commit conflict.
+   *
+   * @param failure a JDBC failure, possibly wrapped
+   * @return whether {@code failure} is a serialization failure ({@code 40001}) or a deadlock ({@code 40P01})
+   */
   public static boolean isConflict(Throwable failure) {
     String state = sqlState(failure);
     return "40001".equals(state) || "40P01".equals(state);
   }
 
-  /** @return whether {@code failure} says the connection to the server broke or could not be made */
+  /**
+   * Tells whether a failure comes from the connection rather than from the statement.
+   *
+   * @param failure a JDBC failure, possibly wrapped
+   * @return whether {@code failure} says the connection to the server broke or could not be made (SQLState
+   *     {@code 08xxx}) or the server is shutting down or starting ({@code 57Pxx})
+   */
   public static boolean isConnectionFailure(Throwable failure) {
     String state = sqlState(failure);
     return state != null && (state.startsWith("08") || state.startsWith("57P"));
   }
 
   /**
+   * Turns a JDBC failure into the typed error the store throws, by the rules of the class comment.
+   *
    * @param doing what the store was doing, naming the table where one applies (e.g. "commit to table counts")
    * @param failure the JDBC (or pool) failure
    * @param endpoint {@code host:port/database} of the server

@@ -39,6 +39,10 @@ public final class StoreFormat {
   /**
    * Takes the transaction-scoped advisory lock of the store's schema {@code pgSchema} (unquoted): opening a store,
    * creating tables and migrating hold it, so workers starting at once do each once.
+   *
+   * @param c a connection with auto-commit off; the lock is released when its transaction ends
+   * @param pgSchema the PostgreSQL schema of the store, unquoted (hashed into the lock's second key)
+   * @throws SQLException if the statement fails
    */
   public static void lock(Connection c, String pgSchema) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?, hashtext(?))")) {
@@ -48,7 +52,14 @@ public final class StoreFormat {
     }
   }
 
-  /** @return the format recorded in {@code qs.epochal_meta}, or null if none is */
+  /**
+   * Reads the format a store schema records.
+   *
+   * @param c a connection to the store's database
+   * @param qs the store's PostgreSQL schema, quoted ({@link Names#quote}); its {@code epochal_meta} table must exist
+   * @return the format recorded in {@code qs.epochal_meta}, or null if none is
+   * @throws SQLException if the query fails (e.g. the table does not exist)
+   */
   public static String read(Connection c, String qs) throws SQLException {
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT value FROM " + qs + ".epochal_meta WHERE key = 'format'")) {
@@ -56,7 +67,15 @@ public final class StoreFormat {
     }
   }
 
-  /** @throws StoreException (not retryable) unless {@code format} is {@link #CURRENT} */
+  /**
+   * Refuses to open a store whose format this version does not read.
+   *
+   * @param format the format the schema records ({@link #read}), possibly null
+   * @param pgSchema the PostgreSQL schema of the store, unquoted, named in the message
+   * @param endpoint {@code host:port/database} of the server, named in the message
+   * @throws StoreException (not retryable) unless {@code format} is {@link #CURRENT}; for {@link #V1} the message
+   *     says how to migrate
+   */
   public static void check(String format, String pgSchema, String endpoint) {
     if (CURRENT.equals(format)) {
       return;
@@ -74,7 +93,10 @@ public final class StoreFormat {
    * as {@code value - 2^63} (the same 64 bits as {@link PgTypes#toStored}), and records the new format. The rows'
    * {@code $crc} covers the logical values, so every row still checks.
    *
+   * @param c the connection of the caller's transaction, holding the schema's advisory lock ({@link #lock})
+   * @param qs the store's PostgreSQL schema, quoted ({@link Names#quote})
    * @return the number of tables rewritten
+   * @throws SQLException if a statement fails; the caller rolls back the transaction
    */
   public static int migrateV1(Connection c, String qs) throws SQLException {
     List<String[]> tables = new ArrayList<>();

@@ -12,6 +12,8 @@ public final class ByteKey {
   private final int hash;
 
   /**
+   * Wraps an encoded key of a table.
+   *
    * @param table the table's path
    * @param bytes the encoded key; not copied, must not be modified afterwards
    */
@@ -21,12 +23,20 @@ public final class ByteKey {
     this.hash = table.hashCode() * 31 + Arrays.hashCode(bytes);
   }
 
-  /** @return the table's path */
+  /**
+   * Names the table the key belongs to.
+   *
+   * @return the table's path
+   */
   public String table() {
     return table;
   }
 
-  /** @return the encoded key, not copied: do not modify */
+  /**
+   * Gives the key's bytes, as {@link KeyEncoding#encode} wrote them.
+   *
+   * @return the encoded key, not copied: do not modify
+   */
   public byte[] bytes() {
     return bytes;
   }

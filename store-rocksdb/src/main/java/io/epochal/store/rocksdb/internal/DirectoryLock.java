@@ -38,8 +38,11 @@ public final class DirectoryLock implements AutoCloseable {
   }
 
   /**
-   * Takes the directory exclusively.
+   * Takes the directory exclusively, creating the lock file if it is missing.
    *
+   * @param dir the state directory, which must exist
+   * @param busy an array of at least one element; when the result is empty, {@code busy[0]} is set to why (open in
+   *     this JVM or in another process), else it is left alone
    * @return the lock, or empty with nothing taken if the directory is open in this JVM or another process (then
    *     {@code busy[0]} says which)
    * @throws io.epochal.errors.StoreException if the lock file cannot be created or locked (an I/O error)
@@ -92,6 +95,9 @@ public final class DirectoryLock implements AutoCloseable {
    * Takes the directory shared, as far as possible without writing anything: joins this JVM's lock on the directory
    * if there is one, else takes a shared file lock if the lock file exists and can be read. Never fails: a read-only
    * store may read a directory another process writes (RocksDB allows it).
+   *
+   * @param dir the state directory
+   * @return the hold, to close when the store closes; it holds no file lock if none could be taken without writing
    */
   public static DirectoryLock shared(Path dir) {
     Path file = dir.resolve(FILE);

@@ -31,6 +31,8 @@ public final class Failures {
    * the path: it is named "Permission denied" here so that it is recognised.
    *
    * @param what what the store was doing, naming the file or directory
+   * @param e the file-system error, kept as the cause
+   * @return the failure to throw, retryable unless the error is one no retry fixes
    */
   public static StoreException io(String what, IOException e) {
     if (e instanceof AccessDeniedException && (e.getMessage() == null || !e.getMessage().contains("denied"))) {
@@ -47,6 +49,8 @@ public final class Failures {
    * retryable; else retryable).
    *
    * @param what what the store was doing, naming the directory and table
+   * @param e the RocksDB error, kept as the cause
+   * @return the failure to throw
    */
   public static StoreException rocks(String what, RocksDBException e) {
     if (isCorruption(e)) {
@@ -56,7 +60,12 @@ public final class Failures {
     return StoreException.io(what, e);
   }
 
-  /** @return whether RocksDB reported corrupt data */
+  /**
+   * Tells whether a RocksDB error reports damaged data, by its status code or its message.
+   *
+   * @param e the RocksDB error
+   * @return whether RocksDB reported corrupt data ({@code Corruption} status or a checksum mismatch)
+   */
   public static boolean isCorruption(RocksDBException e) {
     Status s = e.getStatus();
     if (s != null && s.getCode() == Status.Code.Corruption) {
@@ -71,6 +80,9 @@ public final class Failures {
    * the directory, so a reader (and a restart after a machine crash) sees the old or the new content, never a torn
    * file.
    *
+   * @param dir the directory holding the file; {@code name + ".tmp"} in it is overwritten
+   * @param name the file's name in {@code dir}
+   * @param bytes the file's whole new content
    * @throws StoreException if the file cannot be written (not retryable for no space, read-only, permission)
    */
   public static void writeAtomically(Path dir, String name, byte[] bytes) {

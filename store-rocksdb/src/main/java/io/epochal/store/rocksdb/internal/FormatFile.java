@@ -73,6 +73,7 @@ public final class FormatFile {
   /**
    * Reads and checks the format of the state directory {@code dir}.
    *
+   * @param dir the state directory
    * @return the format, or empty if the directory has no {@value #NAME} (it was never initialised)
    * @throws StoreException if the file cannot be read, or records another format (naming the directory, the expected
    *     and the found values; not retryable)
@@ -114,6 +115,9 @@ public final class FormatFile {
   /**
    * Writes {@value #NAME} in the current format for the database {@code databaseId} (atomically, fsynced).
    *
+   * @param dir the state directory
+   * @param databaseId the random id also stored inside the database of {@code dir}, so that a database that was
+   *     replaced or re-created is recognised on open; not blank
    * @param legacyCells whether the database may hold cells of the unchecked encoding (upgraded from format 1)
    * @throws StoreException if the file cannot be written
    */

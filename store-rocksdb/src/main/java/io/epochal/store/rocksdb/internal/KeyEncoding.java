@@ -88,6 +88,8 @@ public final class KeyEncoding {
   /**
    * Decodes a key written by {@link #encode}.
    *
+   * @param kinds the kinds of the key columns, in order, as given to {@link #encode}
+   * @param bytes the encoding; all of it must be consumed
    * @return the values, one per kind
    * @throws IllegalArgumentException if the bytes are not a complete encoding of a key of these kinds
    */
@@ -260,6 +262,11 @@ public final class KeyEncoding {
   /**
    * Compares two keys of the given kinds in YTsaurus order (null first; see the class documentation). The
    * reference order that {@link #encode} preserves.
+   *
+   * @param kinds the kinds of the key columns, in order
+   * @param a the first key's values, one per kind, each of its kind's Java type or null
+   * @param b the second key's values, likewise
+   * @return a negative number, zero or a positive number as {@code a} sorts before, equal to or after {@code b}
    */
   public static int compareTyped(List<Kind> kinds, Object[] a, Object[] b) {
     for (int i = 0; i < kinds.size(); i++) {

@@ -66,13 +66,24 @@ public final class LeaseFile implements AutoCloseable {
    * @param leases the leases by name, unmodifiable
    */
   public record Contents(Status status, String problem, Optional<String> databaseId, Map<String, Lease> leases) {
-    /** @return lease {@code name}; generation 0 and owner {@code ""} if it was never taken */
+    /**
+     * Looks up one lease.
+     *
+     * @param name the lease's name (one per pipeline writer)
+     * @return lease {@code name}; generation 0 and owner {@code ""} if it was never taken
+     */
     public Lease get(String name) {
       Lease l = leases.get(name);
       return l == null ? new Lease(name, 0, "") : l;
     }
 
-    /** @return whether the file was read and belongs to database {@code id} */
+    /**
+     * Tells whether these leases are those of a given database, so that a lease file copied from another directory
+     * is not trusted.
+     *
+     * @param id the database id of the directory (as recorded in {@link FormatFile})
+     * @return whether the file was read and belongs to database {@code id}
+     */
     public boolean belongsTo(String id) {
       return status == Status.OK && databaseId.equals(Optional.of(id));
     }
@@ -91,6 +102,8 @@ public final class LeaseFile implements AutoCloseable {
   /**
    * Opens the lease of the state directory {@code dir} (which must exist).
    *
+   * @param dir the state directory; {@value #LOCK_FILE} is created in it if missing
+   * @return the lease file of {@code dir}, holding an open handle on its lock file until closed
    * @throws StoreException if the lock file cannot be created
    */
   public static LeaseFile open(Path dir) {
@@ -100,13 +113,20 @@ public final class LeaseFile implements AutoCloseable {
   /**
    * Runs {@code action} inside the cross-process critical section of this directory.
    *
+   * @param <T> the type of the action's result
+   * @param action what to do while holding the lock (in this JVM and against other processes)
+   * @return what {@code action} returned
    * @throws StoreException if the lock cannot be taken
    */
   public <T> T locked(Supplier<T> action) {
     return lock.locked(action);
   }
 
-  /** @return the file, e.g. for messages */
+  /**
+   * Gives the lease file's path in the state directory.
+   *
+   * @return the file, e.g. for messages
+   */
   public Path path() {
     return file;
   }
@@ -115,13 +135,20 @@ public final class LeaseFile implements AutoCloseable {
    * Reads the file. Call inside {@link #locked} for a decision that has to stay true (the leases can change as soon
    * as the lock is released).
    *
+   * @return the leases, or status {@link Status#MISSING} or {@link Status#DAMAGED} with the problem and no leases
    * @throws StoreException if the file exists but cannot be read (an I/O error)
    */
   public Contents read() {
     return read(file);
   }
 
-  /** Reads the lease file {@code file} (see {@link #read()}); works without the lock, e.g. on a read-only copy. */
+  /**
+   * Reads the lease file {@code file} (see {@link #read()}); works without the lock, e.g. on a read-only copy.
+   *
+   * @param file the path of a {@value #LEASE_FILE} file
+   * @return the leases, or status {@link Status#MISSING} or {@link Status#DAMAGED} with the problem and no leases
+   * @throws StoreException if the file exists but cannot be read (an I/O error)
+   */
   public static Contents read(Path file) {
     byte[] bytes;
     try {
@@ -144,6 +171,7 @@ public final class LeaseFile implements AutoCloseable {
    * inside {@link #locked}.
    *
    * @param databaseId the database's id, or empty when it is not known (a format-1 directory)
+   * @param leases every lease to keep, by name (those left out are dropped); each with a generation of at least 1
    * @throws StoreException if the file cannot be written
    */
   public void write(Optional<String> databaseId, Map<String, Lease> leases) {
@@ -210,7 +238,12 @@ public final class LeaseFile implements AutoCloseable {
     return new Contents(Status.OK, "", id, Collections.unmodifiableMap(leases));
   }
 
-  /** Encodes a lease for a row of the database: {@code "<generation> <owner>"}. */
+  /**
+   * Encodes a lease for a row of the database: {@code "<generation> <owner>"}.
+   *
+   * @param lease the lease to encode; its name is the row's key and is not part of the encoding
+   * @return the row's value, UTF-8 with the owner URL-encoded
+   */
   public static byte[] toRow(Lease lease) {
     return (lease.generation() + " " + enc(lease.owner())).getBytes(StandardCharsets.UTF_8);
   }
@@ -218,6 +251,9 @@ public final class LeaseFile implements AutoCloseable {
   /**
    * Decodes a lease row written by {@link #toRow}.
    *
+   * @param name the lease's name (the row's key)
+   * @param row the row's value
+   * @return the lease the row records
    * @throws IllegalArgumentException if the bytes are not such a row
    */
   public static Lease fromRow(String name, byte[] row) {

@@ -39,6 +39,9 @@ public final class ProcessLock implements AutoCloseable {
   /**
    * Opens (creating if needed) the lock file and returns a handle on it.
    *
+   * @param lockFile the lock file's path; handles opened on the same file (by its real path) in this JVM share one
+   *     in-JVM lock
+   * @return a new handle on the lock, to close when no longer needed; it holds nothing until {@link #locked} runs
    * @throws StoreException if the file cannot be created or opened
    */
   public static ProcessLock open(Path lockFile) {
@@ -66,9 +69,12 @@ public final class ProcessLock implements AutoCloseable {
    * Runs {@code action} while holding the lock in this JVM and in the file system. Blocks until both are free.
    * Re-entrant: a nested call of the same thread runs at once.
    *
+   * @param <T> the type of the action's result
+   * @param action what to do while holding the lock; the lock is released when it returns or throws
    * @return what {@code action} returned
    * @throws StoreException if the file lock cannot be taken (I/O error, or interrupted while waiting); then
    *     {@code action} did not run
+   * @throws IllegalStateException if this handle is closed
    */
   public <T> T locked(Supplier<T> action) {
     synchronized (this) {
@@ -98,7 +104,11 @@ public final class ProcessLock implements AutoCloseable {
     }
   }
 
-  /** @return whether the calling thread is inside {@link #locked} of this lock file */
+  /**
+   * Tells whether the calling thread holds this lock.
+   *
+   * @return whether the calling thread is inside {@link #locked} of this lock file
+   */
   public boolean isHeldByCurrentThread() {
     return entry.lock.isHeldByCurrentThread();
   }

@@ -24,7 +24,12 @@ public final class SchemaText {
   private SchemaText() {
   }
 
-  /** The mapping from the SPI's column types to the key and value encodings' kinds. */
+  /**
+   * The mapping from the SPI's column types to the key and value encodings' kinds.
+   *
+   * @param type a column type of the table SPI
+   * @return the kind of the same name, which encodes values of {@code type}
+   */
   public static KeyEncoding.Kind kind(ColumnType type) {
     return switch (type) {
       case INT64 -> KeyEncoding.Kind.INT64;
@@ -36,12 +41,23 @@ public final class SchemaText {
     };
   }
 
-  /** @return the kinds of the given columns, in order */
+  /**
+   * Maps columns to their kinds ({@link #kind}), as the key and value encodings take them.
+   *
+   * @param columns the columns, e.g. a schema's key or value columns
+   * @return the kinds of the given columns, in order
+   */
   public static List<KeyEncoding.Kind> kinds(List<Column> columns) {
     return columns.stream().map(c -> kind(c.type())).toList();
   }
 
-  /** @return the canonical text of {@code schema} */
+  /**
+   * Writes the canonical text of a schema, from which {@link #read} rebuilds an equal schema.
+   *
+   * @param schema the logical schema of a table: path, key and value columns, attributes
+   * @return the canonical text of {@code schema}: a version line, then one line per path, column and attribute, in
+   *     order, with path and attributes URL-encoded
+   */
   public static String write(TableSchema schema) {
     StringBuilder sb = new StringBuilder(VERSION_LINE).append('\n');
     sb.append("path=").append(enc(schema.path())).append('\n');
@@ -61,7 +77,11 @@ public final class SchemaText {
   /**
    * Rebuilds a schema from its canonical text.
    *
-   * @throws IllegalArgumentException if the text is not a schema written by {@link #write}
+   * @param text the stored text, as written by {@link #write}
+   * @return the schema {@code text} describes, equal to the one it was written from
+   * @throws IllegalArgumentException if the text is not a schema written by {@link #write}: no version and path
+   *     line, an unknown line or column type, or columns that make no valid schema; a key, value or attribute line
+   *     cut short fails with an {@link IndexOutOfBoundsException} instead
    */
   public static TableSchema read(String text) {
     String[] lines = text.split("\n");
@@ -94,7 +114,12 @@ public final class SchemaText {
     return b.build();
   }
 
-  /** @return the fingerprint of {@code schema}: 16 hex digits of the SHA-256 of its canonical text */
+  /**
+   * Computes the short fingerprint of a schema, which messages show to tell two schemas apart.
+   *
+   * @param schema the logical schema of a table
+   * @return the fingerprint of {@code schema}: 16 hex digits of the SHA-256 of its canonical text
+   */
   public static String fingerprint(TableSchema schema) {
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(write(schema).getBytes(StandardCharsets.UTF_8));

@@ -54,9 +54,13 @@ public final class ValueEncoding {
    * Encodes normalized values (see {@code io.epochal.store.table.ColumnType}), one per kind, in the checksummed
    * version {@value #VERSION}.
    *
+   * @param kinds the kinds of the table's value columns, in schema order ({@link SchemaText#kinds})
+   * @param values the row's normalized values, one per kind, null for a null value
    * @param table the table's path as UTF-8 (covered by the checksum, not stored)
    * @param key the encoded key of the row (covered by the checksum, not stored)
-   * @throws IllegalArgumentException if a value does not have its kind's Java type
+   * @return the version byte, the cells and the 4-byte checksum
+   * @throws IllegalArgumentException if the number of values differs from the number of kinds
+   * @throws ClassCastException if a value does not have its kind's Java type
    */
   public static byte[] encode(List<KeyEncoding.Kind> kinds, List<Object> values, byte[] table, byte[] key) {
     KeyEncoding.Out out = cells(VERSION, kinds, values, CHECKSUM_BYTES);
@@ -72,7 +76,11 @@ public final class ValueEncoding {
    * Encodes values in the legacy, unchecked version {@value #LEGACY_VERSION} (as format 1 of the store wrote them;
    * for tests of reading such directories).
    *
-   * @throws IllegalArgumentException if a value does not have its kind's Java type
+   * @param kinds the kinds of the table's value columns, in schema order ({@link SchemaText#kinds})
+   * @param values the row's normalized values, one per kind, null for a null value
+   * @return the version byte and the cells, without checksum
+   * @throws IllegalArgumentException if the number of values differs from the number of kinds
+   * @throws ClassCastException if a value does not have its kind's Java type
    */
   public static byte[] encodeLegacy(List<KeyEncoding.Kind> kinds, List<Object> values) {
     return cells(LEGACY_VERSION, kinds, values, 0).toByteArray();
@@ -137,6 +145,11 @@ public final class ValueEncoding {
    * Decodes values written by {@link #encode} for the same kinds, table and key, verifying the checksum first; or,
    * if {@code acceptLegacy}, values written by {@link #encodeLegacy} (no checksum to verify).
    *
+   * @param kinds the kinds of the table's value columns, in schema order, as given to {@link #encode}
+   * @param bytes the stored value (as passed through the read hook)
+   * @param table the table's path as UTF-8, as given to {@link #encode}
+   * @param key the encoded key the value is stored under, as given to {@link #encode}
+   * @param acceptLegacy whether the state directory may hold cells of version {@value #LEGACY_VERSION}
    * @return one value per kind ({@code null} for a null value)
    * @throws IllegalArgumentException if the checksum does not match or the bytes are not a complete encoding of
    *     values of these kinds, naming why
@@ -172,6 +185,8 @@ public final class ValueEncoding {
    * Decodes the cells without verifying the checksum, for messages about a cell that failed it (e.g. the txid it
    * claims).
    *
+   * @param kinds the kinds of the table's value columns, in schema order
+   * @param bytes the stored value, of either version
    * @return the values, or empty if the bytes do not decode even so
    */
   public static java.util.Optional<Object[]> decodeUnverified(List<KeyEncoding.Kind> kinds, byte[] bytes) {

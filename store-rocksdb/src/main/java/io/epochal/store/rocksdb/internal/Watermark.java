@@ -42,6 +42,7 @@ public final class Watermark {
   /**
    * Reads the watermark of the state directory {@code dir}.
    *
+   * @param dir the state directory
    * @return the mark, or empty if there is no file
    * @throws IllegalArgumentException if the file is damaged (naming why)
    * @throws io.epochal.errors.StoreException if it cannot be read
@@ -86,6 +87,8 @@ public final class Watermark {
   /**
    * Replaces the watermark of {@code dir} (atomically, fsynced).
    *
+   * @param dir the state directory
+   * @param mark the database's id and the sequence number now known durable
    * @throws io.epochal.errors.StoreException if it cannot be written
    */
   public static void write(Path dir, Mark mark) {
