@@ -20,6 +20,10 @@ import java.util.List;
 @Evolving
 public record BatchCuts(List<Integer> sizes, List<Integer> recuts) {
   /**
+   * Validates the cuts and copies the lists.
+   *
+   * @param sizes batch sizes of first emissions, each at least 1, not empty
+   * @param recuts batch sizes of opaque re-emissions, each at least 1; may be empty
    * @throws NullPointerException if a list or an element is null
    * @throws IllegalArgumentException if {@code sizes} is empty or a size is below 1
    */
@@ -37,17 +41,35 @@ public record BatchCuts(List<Integer> sizes, List<Integer> recuts) {
     }
   }
 
-  /** Every batch holds {@code size} records; opaque replays keep the size. */
+  /**
+   * Every batch holds {@code size} records; opaque replays keep the size.
+   *
+   * @param size the records of every batch, at least 1 (the last batch holds what is left)
+   * @return cuts with the one size and no re-cut
+   * @throws IllegalArgumentException if {@code size < 1}
+   */
   public static BatchCuts fixed(int size) {
     return new BatchCuts(List.of(size), List.of());
   }
 
-  /** @return the size of the first emission of batch {@code txid} */
+  /**
+   * Returns how many records the first emission of a batch takes.
+   *
+   * @param txid the batch, from 1
+   * @return the size of the first emission of batch {@code txid}
+   */
   public int size(long txid) {
     return sizes.get((int) ((txid - 1) % sizes.size()));
   }
 
-  /** @return the size of re-emission number {@code reemission} (from 1) of batch {@code txid} by an opaque spout */
+  /**
+   * Returns how many records an opaque spout's re-emission of a batch takes from the committed position.
+   *
+   * @param txid the batch, from 1
+   * @param reemission the re-emission's number in the run, from 1
+   * @return the size of re-emission number {@code reemission} of batch {@code txid}
+   * @throws IllegalArgumentException if {@code reemission < 1}
+   */
   public int recut(long txid, int reemission) {
     if (reemission < 1) {
       throw new IllegalArgumentException("reemission must be >= 1, was " + reemission);

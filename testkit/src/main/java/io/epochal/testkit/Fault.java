@@ -25,6 +25,12 @@ import java.util.Objects;
 @Evolving
 public record Fault(FaultPoint point, long txid, boolean crash, int prefix) {
   /**
+   * Validates a fault.
+   *
+   * @param point where it fires
+   * @param txid the batch it fires in, at least 1
+   * @param crash whether the process dies instead of the attempt failing
+   * @param prefix the cells or table writes that pass before the failure, at least 0
    * @throws NullPointerException if {@code point} is null
    * @throws IllegalArgumentException if {@code txid < 1} or {@code prefix < 0}
    */
@@ -38,17 +44,37 @@ public record Fault(FaultPoint point, long txid, boolean crash, int prefix) {
     }
   }
 
-  /** A retryable failure of batch {@code txid} at {@code point}. */
+  /**
+   * A retryable failure of batch {@code txid} at {@code point}.
+   *
+   * @param point where it fires
+   * @param txid the batch it fires in, at least 1
+   * @return the fault, with prefix 0
+   * @throws IllegalArgumentException if {@code txid < 1}
+   */
   public static Fault fail(FaultPoint point, long txid) {
     return new Fault(point, txid, false, 0);
   }
 
-  /** A process death in batch {@code txid} at {@code point}, followed by a restart over the same stores. */
+  /**
+   * A process death in batch {@code txid} at {@code point}, followed by a restart over the same stores.
+   *
+   * @param point where it fires
+   * @param txid the batch it fires in, at least 1
+   * @return the fault, with prefix 0
+   * @throws IllegalArgumentException if {@code txid < 1}
+   */
   public static Fault crash(FaultPoint point, long txid) {
     return new Fault(point, txid, true, 0);
   }
 
-  /** @return this fault with another {@link #prefix()} */
+  /**
+   * Returns this fault with another {@link #prefix()}.
+   *
+   * @param prefix the cells or table writes that pass before the failure, at least 0
+   * @return this fault with {@code prefix}
+   * @throws IllegalArgumentException if {@code prefix < 0}
+   */
   public Fault withPrefix(int prefix) {
     return new Fault(point, txid, crash, prefix);
   }

@@ -68,7 +68,11 @@ public final class FaultInjector {
     this.timeline = Objects.requireNonNull(timeline, "timeline");
   }
 
-  /** Adds faults to the schedule (for example-based tests that fail the next batch). */
+  /**
+   * Adds faults to the schedule (for example-based tests that fail the next batch).
+   *
+   * @param faults the faults to add; each fires once, when its txid reaches its point
+   */
   public synchronized void schedule(Fault... faults) {
     for (Fault f : faults) {
       pending.add(Objects.requireNonNull(f, "fault"));
@@ -139,6 +143,11 @@ public final class FaultInjector {
    * {@link FaultPoint#INSIDE_MULTIPUT} fire, and every cell it writes is recorded in the timeline. The whole
    * lifecycle ({@code begin(epoch)}, {@code end()}, {@code abort()}) is forwarded, so layers under it (a
    * {@code CachedMap}, a table-backed map) still see every attempt begin, end and fail, with the engine's epoch.
+   *
+   * @param <K> the key type
+   * @param <C> the cell type
+   * @param backing the map to wrap
+   * @return the fault-injecting map, delegating to {@code backing}
    */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     Objects.requireNonNull(backing, "backing");
@@ -166,6 +175,11 @@ public final class FaultInjector {
    * {@link FaultPoint#INSIDE_MULTIPUT} applies the updates of a prefix of the keys, then fails; every value written
    * is recorded in the timeline. The wrapper keeps the factory's {@link StateKind} and the staging its states need
    * (so the epoch protocol still covers a table-backed factory).
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param factory the factory to wrap
+   * @return a factory whose states inject faults and delegate to {@code factory}'s states
    */
   @SuppressWarnings("unchecked")
   public <K, V> StateFactory<MapState<K, V>> wrapStates(StateFactory<? extends MapState<K, V>> factory) {
@@ -179,6 +193,9 @@ public final class FaultInjector {
    * Wraps a checkpoint store so that {@link FaultPoint#AFTER_STATE_WRITES}, {@link FaultPoint#INSIDE_CHECKPOINT_COMMIT}
    * and {@link FaultPoint#DURING_CHECKPOINT_COMMIT} fire, and so that the injector knows the batch in its commit
    * phase. Forwards the wrapped store's staging ({@code staging(pipeline, type)}).
+   *
+   * @param store the checkpoint store to wrap
+   * @return the fault-injecting checkpoint store, delegating to {@code store}
    */
   public CheckpointStore wrap(CheckpointStore store) {
     Objects.requireNonNull(store, "store");
@@ -197,6 +214,8 @@ public final class FaultInjector {
    * the store declares {@link io.epochal.store.table.StoreCapabilities#fencing() fencing}. Wrap the store of every
    * incarnation (the last one wrapped is the one whose lease is taken).
    *
+   * @param store the table store to build the checkpoint store over
+   * @return the wrapper, to give to the checkpoint store instead of {@code store}
    * @since 0.3.0
    */
   public TableStore withLeaseFaults(TableStore store) {
@@ -303,6 +322,8 @@ public final class FaultInjector {
    * table writes. It always throws a retryable {@link InjectedFailure} into the store (whose atomicity decides what
    * lands); for a crash fault the checkpoint wrapper turns the failed commit into a {@link SimulatedCrash}. Calling
    * this method tells the injector that the store fails inside its commits.
+   *
+   * @return the hook; it does nothing unless an {@code INSIDE_CHECKPOINT_COMMIT} fault is armed
    */
   public CommitHook commitHook() {
     hookInstalled = true;
@@ -325,6 +346,11 @@ public final class FaultInjector {
   /**
    * Wraps a transactional spout so that {@link FaultPoint#AFTER_EMIT} fires (by the emitted txid) and emissions are
    * recorded in the timeline. Coordinator calls are delegated unchanged.
+   *
+   * @param <T> the record type
+   * @param <M> the batch metadata type
+   * @param spout the spout to wrap
+   * @return the fault-injecting spout, delegating to {@code spout}
    */
   public <T, M> TransactionalSpout<T, M> wrap(TransactionalSpout<T, M> spout) {
     Objects.requireNonNull(spout, "spout");
@@ -334,6 +360,11 @@ public final class FaultInjector {
   /**
    * Wraps an opaque spout so that {@link FaultPoint#AFTER_EMIT} fires (by the emitted txid; the failed attempt's
    * position is discarded, so the replay re-cuts from the committed one) and emissions are recorded in the timeline.
+   *
+   * @param <T> the record type
+   * @param <M> the batch metadata type
+   * @param spout the spout to wrap
+   * @return the fault-injecting spout, delegating to {@code spout}
    */
   public <T, M> OpaqueSpout<T, M> wrap(OpaqueSpout<T, M> spout) {
     Objects.requireNonNull(spout, "spout");

@@ -13,6 +13,11 @@ public final class InjectedFailure extends RuntimeException {
 
   private final transient Fault fault;
 
+  /**
+   * Makes the failure of a fault that fired; the message names the fault.
+   *
+   * @param fault the fault that fired
+   */
   public InjectedFailure(Fault fault) {
     super("injected: " + fault);
     this.fault = fault;

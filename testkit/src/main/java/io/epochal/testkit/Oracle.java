@@ -45,7 +45,14 @@ public final class Oracle<T, K, V> {
     this.description = description;
   }
 
-  /** The final state of the same schedule run without faults (the default). */
+  /**
+   * The final state of the same schedule run without faults (the default of {@code forPipeline}).
+   *
+   * @param <T> the record type
+   * @param <K> the key type of the state
+   * @param <V> the value type of the state
+   * @return the oracle; {@link #isFailureFree()} is true
+   */
   public static <T, K, V> Oracle<T, K, V> failureFree() {
     return new Oracle<>(null, "the failure-free run of the same input");
   }
@@ -53,7 +60,12 @@ public final class Oracle<T, K, V> {
   /**
    * The state {@code fold} computes from the whole input.
    *
+   * @param <T> the record type
+   * @param <K> the key type of the state
+   * @param <V> the value type of the state
    * @param description what the fold computes, shown in failure reports (e.g. {@code "word counts"})
+   * @param fold the expected state of a whole input (every record, in order); must not return null
+   * @return the oracle
    * @throws NullPointerException if an argument is null
    */
   public static <T, K, V> Oracle<T, K, V> fold(String description,
@@ -66,6 +78,12 @@ public final class Oracle<T, K, V> {
    * The aggregation of the input by key, folded with a plain loop: {@code combine} of {@code init(record)} per key
    * in input order.
    *
+   * @param <T> the record type
+   * @param <K> the key type of the state
+   * @param <V> the value type of the state
+   * @param keyFn the key of a record, as the pipeline groups by
+   * @param aggregator the pipeline's aggregator
+   * @return the oracle
    * @throws NullPointerException if an argument is null
    */
   public static <T, K, V> Oracle<T, K, V> aggregate(Function<? super T, ? extends K> keyFn,

@@ -14,7 +14,14 @@ import io.epochal.api.Evolving;
  */
 @Evolving
 public record Parallelism(int partitions, int maxBatchesInFlight, int threads) {
-  /** @throws IllegalArgumentException if a value is below 1 */
+  /**
+   * Validates the values.
+   *
+   * @param partitions state partitions, at least 1
+   * @param maxBatchesInFlight batches in flight, at least 1
+   * @param threads worker threads, at least 1
+   * @throws IllegalArgumentException if a value is below 1
+   */
   public Parallelism {
     if (partitions < 1 || maxBatchesInFlight < 1 || threads < 1) {
       throw new IllegalArgumentException("partitions, maxBatchesInFlight and threads must be >= 1, were "
@@ -22,7 +29,11 @@ public record Parallelism(int partitions, int maxBatchesInFlight, int threads) {
     }
   }
 
-  /** One partition, one batch in flight, one thread. */
+  /**
+   * One partition, one batch in flight, one thread.
+   *
+   * @return the parallelism {@code (1, 1, 1)}
+   */
   public static Parallelism sequential() {
     return new Parallelism(1, 1, 1);
   }

@@ -82,6 +82,9 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
      * Captures every record of {@code stream} of each committed batch under {@code name} (a state's
      * {@code newValuesStream()}, a {@code stateQuery} or {@code lookup} result, any stream).
      *
+     * @param <R> the stream's record type
+     * @param name the name the test reads the values under ({@link PipelineTestDriver#output(String)})
+     * @param stream the stream of the pipeline under test to capture
      * @throws IllegalArgumentException if {@code name} is already captured
      */
     <R> void capture(String name, Stream<R> stream);
@@ -123,6 +126,9 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
   /**
    * Starts building a driver for the pipeline {@code topology} declares.
    *
+   * @param <T> the input record type
+   * @param topology declares the pipeline over the driver's input; called again after each simulated crash
+   * @return a builder with no option set
    * @throws NullPointerException if {@code topology} is null
    */
   public static <T> Builder<T> builder(DriverTopology<T> topology) {
@@ -148,14 +154,25 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
       this.topology = topology;
     }
 
-    /** The pipeline's name (default {@code "test-driver"}). */
+    /**
+     * Sets the pipeline's name (default {@code "test-driver"}).
+     *
+     * @param name the name, used for the checkpoint and the states' tables
+     * @return this builder
+     */
     public Builder<T> name(String name) {
       requireUnset(this.name, "name");
       this.name = Objects.requireNonNull(name, "name");
       return this;
     }
 
-    /** State partitions (default 1). */
+    /**
+     * Sets the number of state partitions (default 1).
+     *
+     * @param partitions at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code partitions < 1}
+     */
     public Builder<T> partitions(int partitions) {
       requireUnset(this.partitions, "partitions");
       if (partitions < 1) {
@@ -165,28 +182,48 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
       return this;
     }
 
-    /** The guarantee (default {@code EXACTLY_ONCE}). */
+    /**
+     * Sets the guarantee the pipeline is built with (default {@code EXACTLY_ONCE}).
+     *
+     * @param guarantee the delivery guarantee; a weaker one lets a pairing through that exactly-once refuses
+     * @return this builder
+     */
     public Builder<T> guarantee(Guarantee guarantee) {
       requireUnset(this.guarantee, "guarantee");
       this.guarantee = Objects.requireNonNull(guarantee, "guarantee");
       return this;
     }
 
-    /** Retries (default 10 attempts; the backoff passes in virtual time). */
+    /**
+     * Sets the retries of a failed batch (default 10 attempts; the backoff passes in virtual time).
+     *
+     * @param retryPolicy the attempts per txid and the backoff between them
+     * @return this builder
+     */
     public Builder<T> retryPolicy(RetryPolicy retryPolicy) {
       requireUnset(this.retryPolicy, "retryPolicy");
       this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
       return this;
     }
 
-    /** The injector the driver's spout and checkpoint store go through (default: a new one, no faults). */
+    /**
+     * Sets the injector the driver's spout and checkpoint store go through (default: a new one, no faults).
+     *
+     * @param faults the injector, whose timeline the driver also records into
+     * @return this builder
+     */
     public Builder<T> faults(FaultInjector faults) {
       requireUnset(this.faults, "faults");
       this.faults = Objects.requireNonNull(faults, "faults");
       return this;
     }
 
-    /** The checkpoint store (default: a new in-memory one); e.g. the {@code TableCheckpointStore} of table states. */
+    /**
+     * Sets the checkpoint store (default: a new in-memory one); e.g. the {@code TableCheckpointStore} of table states.
+     *
+     * @param checkpointStore the store of the committed txid and the spout metadata, kept across simulated crashes
+     * @return this builder
+     */
     public Builder<T> checkpointStore(CheckpointStore checkpointStore) {
       requireUnset(this.checkpointStore, "checkpointStore");
       this.checkpointStore = Objects.requireNonNull(checkpointStore, "checkpointStore");
@@ -196,6 +233,7 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     /**
      * Builds the pipeline (nothing runs until {@link PipelineTestDriver#step()}).
      *
+     * @return the driver, with no batch piped
      * @throws io.epochal.errors.GuaranteeNotDeliverableException if the pipeline cannot deliver its guarantee
      */
     public PipelineTestDriver<T> build() {
@@ -211,7 +249,11 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
 
   // ------------------------------------------------------------------------------------------------ driving
 
-  /** Queues one batch: the next {@link #step()} commits exactly these records under the next txid. */
+  /**
+   * Queues one batch: the next {@link #step()} commits exactly these records under the next txid.
+   *
+   * @param records the batch's records, in order (copied; may be empty for an empty batch)
+   */
   public void pipeInput(List<? extends T> records) {
     requireOpen();
     List<T> copy = List.copyOf(records);
@@ -220,7 +262,11 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     }
   }
 
-  /** Queues one batch of {@code records}. */
+  /**
+   * Queues one batch of {@code records}; see {@link #pipeInput(List)}.
+   *
+   * @param records the batch's records, in order
+   */
   @SafeVarargs
   public final void pipeInput(T... records) {
     List<T> batch = new ArrayList<>(records.length);
@@ -278,7 +324,11 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     }
   }
 
-  /** Commits every pending batch; returns their reports in txid order. */
+  /**
+   * Commits every pending batch, as {@link #step()} does one.
+   *
+   * @return the reports of the batches committed by this call, in txid order (empty if none was pending)
+   */
   public List<BatchReport> stepAll() {
     List<BatchReport> out = new ArrayList<>();
     while (pendingBatches() > 0) {
@@ -300,6 +350,10 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
   // ------------------------------------------------------------------------------------------------ inspecting
 
   /**
+   * Reads every value a captured stream published.
+   *
+   * @param <R> the stream's record type
+   * @param name the name given to {@link TestOutputs#capture}
    * @return every value captured under {@code name} by committed batches, in txid order (within a batch, in
    *     partition order)
    * @throws IllegalArgumentException if no stream is captured under {@code name}
@@ -308,12 +362,27 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     return outputs.all(name);
   }
 
-  /** @return the values captured under {@code name} by batch {@code txid} */
+  /**
+   * Reads the values one committed batch published to a captured stream.
+   *
+   * @param <R> the stream's record type
+   * @param name the name given to {@link TestOutputs#capture}
+   * @param txid the batch
+   * @return the values captured under {@code name} by batch {@code txid}, empty if it captured none
+   * @throws IllegalArgumentException if no stream is captured under {@code name}
+   */
   public <R> List<R> output(String name, long txid) {
     return outputs.ofBatch(name, txid);
   }
 
-  /** @return the values captured under {@code name} since the last call of this method for it (like reading a topic) */
+  /**
+   * Reads the values a captured stream published since the last call for it, like reading a topic.
+   *
+   * @param <R> the stream's record type
+   * @param name the name given to {@link TestOutputs#capture}
+   * @return the values captured under {@code name} since the last call of this method for it
+   * @throws IllegalArgumentException if no stream is captured under {@code name}
+   */
   public <R> List<R> readOutput(String name) {
     return outputs.unread(name);
   }
@@ -322,6 +391,10 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
    * The latest value per key of a captured stream of {@link KeyValue}s (a new-values stream), in key order when keys
    * are comparable.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param name the name given to {@link TestOutputs#capture}
+   * @return each key's value in the latest committed batch that emitted it
    * @throws ClassCastException if the stream's records are not {@link KeyValue}s
    */
   public <K, V> Map<K, V> outputAsMap(String name) {
@@ -333,8 +406,12 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
    * made by {@code factory} (the factory the topology declared the state with, e.g. {@code TransactionalMap.factory(
    * store)}; the read does not touch the pipeline's own state instances).
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param factory the factory the topology declared the state with
    * @param stateName the state's name in the pipeline (table-backed states derive their table from it)
-   * @return the keys that have a value
+   * @param keys the keys to read
+   * @return the keys that have a value, each with its value
    */
   public <K, V> Map<K, V> read(StateFactory<? extends ReadOnlyMapState<K, V>> factory, String stateName,
       Collection<? extends K> keys) {
@@ -344,7 +421,16 @@ public final class PipelineTestDriver<T> implements AutoCloseable {
     return StateReads.readMap(factory, checkpoints, name, stateName, partitions, pipeline.lastCommittedTxid(), keys);
   }
 
-  /** Reads one key of a map state (see {@link #read(StateFactory, String, Collection)}). */
+  /**
+   * Reads one key of a map state (see {@link #read(StateFactory, String, Collection)}).
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param factory the factory the topology declared the state with
+   * @param stateName the state's name in the pipeline
+   * @param key the key to read
+   * @return the key's value, or empty if it has none
+   */
   public <K, V> Optional<V> read(StateFactory<? extends ReadOnlyMapState<K, V>> factory, String stateName, K key) {
     return Optional.ofNullable(read(factory, stateName, List.of(key)).get(key));
   }

@@ -84,8 +84,13 @@ public final class ReplayCheck<T, K, V> {
    * over the unwrapped map. The map has no durable part here: the same object survives the run's simulated crashes
    * (only the pipeline is rebuilt); see {@link #forDurableBackingMap} for a map that persists.
    *
+   * @param <K> the key type
+   * @param <C> the cell type the rule stores in the map (e.g. {@code TransactionalValue<V>})
+   * @param <V> the value type of the map state
    * @param newStore a new, empty store per call (one per run; a store that is {@link AutoCloseable} is closed after
    *     the run)
+   * @param rule makes the map-state factory of the txid rule over a backing map
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
    * @throws NullPointerException if an argument is null
    */
   public static <K, C, V> MapTarget<K, V> forBackingMap(Supplier<? extends IBackingMap<K, C>> newStore,
@@ -106,6 +111,8 @@ public final class ReplayCheck<T, K, V> {
      * Opens (or reopens) the map.
      *
      * @param directory the run's own new directory, the same for every incarnation of the run and deleted after it
+     * @return the map over what was made durable in {@code directory} (empty on the run's first start)
+     * @throws Exception if the map cannot be opened; the run fails with it
      */
     IBackingMap<K, C> open(Path directory) throws Exception;
   }
@@ -116,7 +123,12 @@ public final class ReplayCheck<T, K, V> {
    * {@code close()}, and closed after the run if it is {@link AutoCloseable}), and reads the final state through a
    * freshly opened map (after closing the last one). So what the map keeps only in memory is lost at a crash.
    *
+   * @param <K> the key type
+   * @param <C> the cell type the rule stores in the map
+   * @param <V> the value type of the map state
    * @param open opens the map in the run's directory; must be able to open it while a dropped instance is open
+   * @param rule makes the map-state factory of the txid rule over a backing map
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
    * @throws NullPointerException if an argument is null
    * @since 0.3.0
    */
@@ -130,7 +142,10 @@ public final class ReplayCheck<T, K, V> {
    * {@link FaultInjector#wrapStates}, so a fault inside its writes applies the updates of a prefix of the keys, and
    * its written values show in the timeline. The final state is read through a fresh state of the same factory.
    *
+   * @param <K> the key type
+   * @param <V> the value type
    * @param newFactory a factory over new, empty storage per call (one per run)
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
    * @throws NullPointerException if {@code newFactory} is null
    */
   public static <K, V> MapTarget<K, V> forMapState(
@@ -157,6 +172,8 @@ public final class ReplayCheck<T, K, V> {
      *     (ignore it for a store whose durable part is elsewhere, such as a database: every run has its own pipeline
      *     name, hence its own tables and checkpoint row)
      * @param hook the fault-injection hook the store must call in its commits, once per table write
+     * @return the store over what was made durable (empty on the run's first start)
+     * @throws Exception if the store cannot be opened; the run fails with it
      */
     TableStore open(Path directory, CommitHook hook) throws Exception;
   }
@@ -167,6 +184,15 @@ public final class ReplayCheck<T, K, V> {
    * {@code NON_TRANSACTIONAL}: plain values), with no table prefix. See {@link #forTableStore(StoreOpener, String,
    * StateKind, Function)}.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param open opens the store in the run's directory with the given commit hook
+   * @param keys maps the keys to the state table's key columns
+   * @param values encodes the values in the state table
+   * @param rule the txid rule: {@code TRANSACTIONAL}, {@code OPAQUE} or {@code NON_TRANSACTIONAL}
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
+   * @throws IllegalArgumentException if {@code rule} is {@code READ_ONLY}
+   * @throws NullPointerException if an argument is null
    * @since 0.3.0
    */
   public static <K, V> MapTarget<K, V> forTableStore(StoreOpener open, KeyCodec<K> keys, Codec<V> values,
@@ -196,6 +222,9 @@ public final class ReplayCheck<T, K, V> {
    * @param rule the txid rule: {@code TRANSACTIONAL}, {@code OPAQUE} or {@code NON_TRANSACTIONAL}
    * @param states the state builder over a checkpoint store (key codec, value codec, empty values, ...); must not
    *     set a layer
+   * @param <K> the key type
+   * @param <V> the value type
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
    * @throws IllegalArgumentException if {@code rule} is {@code READ_ONLY}
    * @throws NullPointerException if an argument is null
    * @since 0.3.0
@@ -212,7 +241,15 @@ public final class ReplayCheck<T, K, V> {
    * rebuilt; nothing the store keeps in memory can be lost by it. Use {@link #forTableStore(StoreOpener, KeyCodec,
    * Codec, StateKind)} for a store that persists, so restarts reopen it. Otherwise as there.
    *
+   * @param <K> the key type
+   * @param <V> the value type
    * @param newStore builds a new, empty store with the given commit hook, once per run
+   * @param keys maps the keys to the state table's key columns
+   * @param values encodes the values in the state table
+   * @param rule the txid rule: {@code TRANSACTIONAL}, {@code OPAQUE} or {@code NON_TRANSACTIONAL}
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
+   * @throws IllegalArgumentException if {@code rule} is {@code READ_ONLY}
+   * @throws NullPointerException if an argument is null
    * @since 0.3.0
    */
   public static <K, V> MapTarget<K, V> forInMemoryTableStore(
@@ -227,6 +264,15 @@ public final class ReplayCheck<T, K, V> {
    * Like {@link #forInMemoryTableStore(Function, KeyCodec, Codec, StateKind)}, with a table prefix and a state
    * builder as for {@link #forTableStore(StoreOpener, String, StateKind, Function)}.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param newStore builds a new, empty store with the given commit hook, once per run
+   * @param tablePrefix the checkpoint store's table prefix ({@code ""} for none)
+   * @param rule the txid rule: {@code TRANSACTIONAL}, {@code OPAQUE} or {@code NON_TRANSACTIONAL}
+   * @param states the state builder over a checkpoint store; must not set a layer
+   * @return the target, to give the aggregation with {@link MapTarget#aggregate}
+   * @throws IllegalArgumentException if {@code rule} is {@code READ_ONLY}
+   * @throws NullPointerException if an argument is null
    * @since 0.3.0
    */
   public static <K, V> MapTarget<K, V> forInMemoryTableStore(
@@ -259,6 +305,11 @@ public final class ReplayCheck<T, K, V> {
    *     after the run)
    * @param topology declares the operations after the source
    * @param reader the state to compare, read from the world after the run
+   * @param <W> the world type: the stores of one run
+   * @param <T> the record type of the input
+   * @param <K> the key type of the compared state
+   * @param <V> the value type of the compared state
+   * @return a builder of the check, its oracle {@link Oracle#failureFree()} unless set
    * @throws NullPointerException if an argument is null
    */
   public static <W, T, K, V> Builder<T, K, V> forPipeline(Supplier<? extends W> newWorld,
@@ -326,6 +377,10 @@ public final class ReplayCheck<T, K, V> {
      * The check's pipeline aggregates the input by {@code keyFn} with {@code aggregator} into the state; the final
      * state compared is the value of every key of the input, read as the next batch would see it.
      *
+     * @param <T> the record type of the input
+     * @param keyFn the key of a record (the {@code groupBy} key)
+     * @param aggregator combines the records of a key into its value
+     * @return a builder of the check, its default oracle the aggregation of the input by {@code keyFn}
      * @throws NullPointerException if an argument is null
      */
     public <T> Builder<T, K, V> aggregate(Function<? super T, ? extends K> keyFn,
@@ -364,7 +419,13 @@ public final class ReplayCheck<T, K, V> {
       this.defaultOracle = defaultOracle;
     }
 
-    /** The pipeline's name (default {@code "replay-check"}; table-store targets add a run number). */
+    /**
+     * Sets the pipeline's name (default {@code "replay-check"}; table-store targets add a run number).
+     *
+     * @param name the name, not blank; shown in the report and in the stores' tables and leases
+     * @return this builder
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
     public Builder<T, K, V> name(String name) {
       requireUnset(this.name, "name");
       Objects.requireNonNull(name, "name");
@@ -381,6 +442,8 @@ public final class ReplayCheck<T, K, V> {
      * table-store targets, each kind the pipeline builder accepts as exactly-once over the store, one after the
      * other (a kind it refuses is skipped); for the other targets {@code TRANSACTIONAL}.
      *
+     * @param kind {@code TRANSACTIONAL} or {@code OPAQUE}
+     * @return this builder
      * @throws IllegalArgumentException for {@code NON_TRANSACTIONAL}
      */
     public Builder<T, K, V> spout(SpoutKind kind) {
@@ -396,6 +459,9 @@ public final class ReplayCheck<T, K, V> {
     /**
      * The guarantee the pipeline is built with (default {@code EXACTLY_ONCE}, which the builder refuses for pairings
      * that cannot deliver it); a weaker one forces a pairing through so the check can show what goes wrong.
+     *
+     * @param guarantee the delivery guarantee given to the pipeline builder
+     * @return this builder
      */
     public Builder<T, K, V> guarantee(Guarantee guarantee) {
       requireUnset(this.guarantee, "guarantee");
@@ -407,6 +473,9 @@ public final class ReplayCheck<T, K, V> {
      * What the final state is compared with. Default: for the map targets ({@code aggregate(keyFn, aggregator)})
      * {@link Oracle#aggregate(Function, CombinerAggregator) the aggregation of the input}, beside the failure-free
      * run; for {@link #forPipeline} {@link Oracle#failureFree()}, which cannot catch a bug that shows without faults.
+     *
+     * @param oracle gives the expected final state of a schedule
+     * @return this builder
      */
     public Builder<T, K, V> oracle(Oracle<T, K, V> oracle) {
       requireUnset(this.oracle, "oracle");
@@ -414,7 +483,14 @@ public final class ReplayCheck<T, K, V> {
       return this;
     }
 
-    /** Attempts per txid before the pipeline gives up (default 50; a schedule fails a txid at most a few times). */
+    /**
+     * Sets the attempts per txid before the pipeline gives up (default 50; a schedule fails a txid at most a few
+     * times).
+     *
+     * @param maxAttempts at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxAttempts < 1}
+     */
     public Builder<T, K, V> maxAttempts(int maxAttempts) {
       requireUnset(this.maxAttempts, "maxAttempts");
       requirePositive(maxAttempts, "maxAttempts");
@@ -422,7 +498,13 @@ public final class ReplayCheck<T, K, V> {
       return this;
     }
 
-    /** Simulated process restarts per run before the run fails (default 50). */
+    /**
+     * Sets the simulated process restarts per run before the run fails (default 50).
+     *
+     * @param maxRestarts at least 0
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxRestarts < 0}
+     */
     public Builder<T, K, V> maxRestarts(int maxRestarts) {
       requireUnset(this.maxRestarts, "maxRestarts");
       if (maxRestarts < 0) {
@@ -456,6 +538,7 @@ public final class ReplayCheck<T, K, V> {
    * Runs {@code schedule}, and the same schedule without faults on fresh stores, under each spout kind of the check
    * (see {@link Builder#spout}); compares with the oracle. Never throws for a difference.
    *
+   * @param schedule the input, cuts, parallelism and faults of the run
    * @return the first failing result, or the last passing one; {@link ReplayResult#passed()} tells whether the state
    *     matched
    * @throws NullPointerException if {@code schedule} is null
@@ -475,6 +558,7 @@ public final class ReplayCheck<T, K, V> {
   /**
    * Runs {@code schedule} and throws unless the final state equals the oracle's.
    *
+   * @param schedule the input, cuts, parallelism and faults of the run
    * @return the passing result
    * @throws ReplayCheckFailure with the report (schedule, numbered timeline, expected vs actual of the differing
    *     keys) if the state differs or the pipeline stopped

@@ -52,12 +52,26 @@ public final class ReplayContext {
     return faults;
   }
 
-  /** Wraps a backing map with the run's faults ({@link FaultInjector#wrap(IBackingMap)}). */
+  /**
+   * Wraps a backing map with the run's faults ({@link FaultInjector#wrap(IBackingMap)}).
+   *
+   * @param <K> the key type
+   * @param <C> the cell type
+   * @param backing the map to wrap
+   * @return the fault-injecting map, delegating to {@code backing}
+   */
   public <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> backing) {
     return faults.wrap(backing);
   }
 
-  /** Wraps a map-state factory with the run's faults ({@link FaultInjector#wrapStates(StateFactory)}). */
+  /**
+   * Wraps a map-state factory with the run's faults ({@link FaultInjector#wrapStates(StateFactory)}).
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param factory the factory to wrap
+   * @return a factory whose states inject faults and delegate to {@code factory}'s states
+   */
   public <K, V> StateFactory<MapState<K, V>> wrapStates(StateFactory<? extends MapState<K, V>> factory) {
     return faults.wrapStates(factory);
   }
@@ -76,6 +90,7 @@ public final class ReplayContext {
    * Runs this incarnation on {@code store} (for example a new {@code TableCheckpointStore} per incarnation, as a new
    * process would build) instead of the run's in-memory checkpoint store. The kit wraps it with the faults.
    *
+   * @param store the checkpoint store of this incarnation
    * @throws IllegalStateException if already set in this incarnation
    */
   public void useCheckpointStore(CheckpointStore store) {

@@ -25,6 +25,12 @@ public final class ReplayHarness {
   /** Builds one incarnation of the pipeline under test; incarnation 0 is the first start. */
   @FunctionalInterface
   public interface PipelineFactory {
+    /**
+     * Builds the pipeline of one incarnation, over the run's stores.
+     *
+     * @param incarnation 0 for the first start, then +1 per simulated crash
+     * @return a new, not yet run pipeline; the harness closes it when the incarnation ends
+     */
     Pipeline build(int incarnation);
   }
 
@@ -41,7 +47,9 @@ public final class ReplayHarness {
   /**
    * Runs until the spout is idle, restarting after each simulated crash.
    *
+   * @param factory builds the pipeline of each incarnation
    * @param maxRestarts a bound on restarts (a pipeline that keeps crashing fails the run)
+   * @return the restarts, failed attempts and last committed txid of the run
    * @throws AssertionError if the pipeline crashed more than {@code maxRestarts} times
    * @throws RuntimeException whatever else stopped the pipeline (exhausted retries, state ahead, ...)
    */
@@ -51,6 +59,12 @@ public final class ReplayHarness {
 
   /**
    * Like {@link #runToEnd(PipelineFactory, int)}, and records each restart in {@code timeline} (may be null).
+   *
+   * @param factory builds the pipeline of each incarnation
+   * @param maxRestarts a bound on restarts (a pipeline that keeps crashing fails the run)
+   * @param timeline where to record each restart, or {@code null} to record nothing
+   * @return the restarts, failed attempts and last committed txid of the run
+   * @throws AssertionError if the pipeline crashed more than {@code maxRestarts} times
    */
   public static Outcome runToEnd(PipelineFactory factory, int maxRestarts, ReplayTimeline timeline) {
     Objects.requireNonNull(factory, "factory");

@@ -20,7 +20,15 @@ import java.util.Objects;
  */
 @Evolving
 public record ReplaySchedule<T>(List<T> input, BatchCuts cuts, Parallelism parallelism, List<Fault> faults) {
-  /** @throws NullPointerException if an argument, a record or a fault is null */
+  /**
+   * Validates the schedule and copies its lists.
+   *
+   * @param input the records the kit's spout emits, in order; no null record
+   * @param cuts how the spout cuts them into batches
+   * @param parallelism partitions, batches in flight and threads
+   * @param faults the failure schedule, in any order
+   * @throws NullPointerException if an argument, a record or a fault is null
+   */
   public ReplaySchedule {
     input = List.copyOf(input);
     Objects.requireNonNull(cuts, "cuts");
@@ -28,27 +36,55 @@ public record ReplaySchedule<T>(List<T> input, BatchCuts cuts, Parallelism paral
     faults = List.copyOf(faults);
   }
 
-  /** A sequential, failure-free schedule over {@code input} in batches of {@code batchSize}. */
+  /**
+   * A sequential, failure-free schedule over {@code input} in batches of {@code batchSize}.
+   *
+   * @param <T> the record type
+   * @param input the records, in order; no null record
+   * @param batchSize the records of every batch, at least 1
+   * @return the schedule, with {@link Parallelism#sequential()} and no fault
+   * @throws IllegalArgumentException if {@code batchSize < 1}
+   */
   public static <T> ReplaySchedule<T> of(List<T> input, int batchSize) {
     return new ReplaySchedule<>(input, BatchCuts.fixed(batchSize), Parallelism.sequential(), List.of());
   }
 
-  /** @return this schedule with other faults */
+  /**
+   * Returns this schedule with other faults.
+   *
+   * @param faults the new failure schedule, replacing this one's
+   * @return a schedule with the same input, cuts and parallelism
+   */
   public ReplaySchedule<T> withFaults(List<Fault> faults) {
     return new ReplaySchedule<>(input, cuts, parallelism, faults);
   }
 
-  /** @return this schedule with these faults */
+  /**
+   * Returns this schedule with these faults.
+   *
+   * @param faults the new failure schedule, replacing this one's
+   * @return a schedule with the same input, cuts and parallelism
+   */
   public ReplaySchedule<T> withFaults(Fault... faults) {
     return withFaults(List.of(faults));
   }
 
-  /** @return this schedule with another parallelism */
+  /**
+   * Returns this schedule with another parallelism.
+   *
+   * @param parallelism the new partitions, batches in flight and threads
+   * @return a schedule with the same input, cuts and faults
+   */
   public ReplaySchedule<T> with(Parallelism parallelism) {
     return new ReplaySchedule<>(input, cuts, parallelism, faults);
   }
 
-  /** @return this schedule with other cuts */
+  /**
+   * Returns this schedule with other cuts.
+   *
+   * @param cuts the new batch cuts
+   * @return a schedule with the same input, parallelism and faults
+   */
   public ReplaySchedule<T> with(BatchCuts cuts) {
     return new ReplaySchedule<>(input, cuts, parallelism, faults);
   }

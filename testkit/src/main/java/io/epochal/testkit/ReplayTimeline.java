@@ -44,7 +44,12 @@ public final class ReplayTimeline {
   public ReplayTimeline() {
   }
 
-  /** Sets how many state partitions the pipeline has, so that written keys are shown with their partition. */
+  /**
+   * Sets how many state partitions the pipeline has, so that written keys are shown with their partition.
+   *
+   * @param partitions the pipeline's partition count, at least 1 (default 1)
+   * @throws IllegalArgumentException if {@code partitions < 1}
+   */
   public void partitions(int partitions) {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
@@ -62,7 +67,12 @@ public final class ReplayTimeline {
     return incarnation;
   }
 
-  /** @return the attempt of batch {@code txid} that runs now in this incarnation (1 if none was seen) */
+  /**
+   * Tells which attempt of a batch runs now, from the emissions and failures recorded.
+   *
+   * @param txid the batch
+   * @return the attempt of batch {@code txid} that runs now in this incarnation (1 if none was seen)
+   */
   public synchronized int attemptOf(long txid) {
     return attempts.getOrDefault(txid, 1);
   }
@@ -82,14 +92,24 @@ public final class ReplayTimeline {
     };
   }
 
-  /** Records an emission of {@code attempt} with its records. */
+  /**
+   * Records an emission of {@code attempt} with its records.
+   *
+   * @param attempt the txid and attempt number emitted
+   * @param records the emitted records (the step shows the first few)
+   */
   public synchronized void emitted(BatchAttempt attempt, List<?> records) {
     attempts.put(attempt.txid(), attempt.attempt());
     add(attempt.txid(), attempt.attempt(), -1, TimelineEvent.Kind.EMITTED, List.of(),
         records.size() + " record(s) " + abbreviate(records, MAX_RECORDS_SHOWN));
   }
 
-  /** Records that {@code cells} were written for batch {@code txid} (its current attempt). */
+  /**
+   * Records that {@code cells} were written for batch {@code txid} (its current attempt).
+   *
+   * @param txid the batch that wrote
+   * @param cells the written cells by key; one step per partition of the keys
+   */
   public void wrote(long txid, Map<?, ?> cells) {
     byPartition(txid, TimelineEvent.Kind.WROTE, new ArrayList<>(cells.keySet()), cells);
   }
@@ -98,6 +118,8 @@ public final class ReplayTimeline {
    * Records that {@code cells} were written for batch {@code txid}, and what the store held when read back right
    * after: keys whose read-back differs from what was written get a {@link TimelineEvent.Kind#LOST_WRITE} step.
    *
+   * @param txid the batch that wrote
+   * @param cells the written cells by key
    * @param held the read-back of the written keys (a key the store does not hold is missing)
    * @since 0.3.0
    */
@@ -121,6 +143,9 @@ public final class ReplayTimeline {
    * Records what a read of batch {@code txid} returned: the value of each key of {@code keys}, {@code (absent)} for
    * the keys {@code result} does not have.
    *
+   * @param txid the batch that read
+   * @param keys the keys read, in the order to show them
+   * @param result the values found, by key
    * @since 0.3.0
    */
   public void read(long txid, Collection<?> keys, Map<?, ?> result) {
@@ -160,8 +185,10 @@ public final class ReplayTimeline {
   }
 
   /**
-   * Records that {@code newOwner} took the pipeline's lease over before batch {@code txid}'s commit (a zombie fault).
+   * Records that a new owner took the pipeline's lease over before batch {@code txid}'s commit (a zombie fault).
    *
+   * @param txid the batch whose commit the stale worker is about to make
+   * @param detail what happened, e.g. the lease and its new owner
    * @since 0.3.0
    */
   public synchronized void leaseTaken(long txid, String detail) {
@@ -171,6 +198,8 @@ public final class ReplayTimeline {
   /**
    * Records that the store refused the stale worker's commit of batch {@code txid} (as a fenced store must).
    *
+   * @param txid the batch whose commit was refused
+   * @param detail what the store said, e.g. the exception
    * @since 0.3.0
    */
   public synchronized void fenced(long txid, String detail) {
@@ -180,6 +209,8 @@ public final class ReplayTimeline {
   /**
    * Records that the store accepted a stale worker's commit of batch {@code txid} after its lease was taken over.
    *
+   * @param txid the batch whose stale commit landed
+   * @param detail what landed, for the report
    * @since 0.3.0
    */
   public synchronized void fencingViolated(long txid, String detail) {
@@ -190,29 +221,51 @@ public final class ReplayTimeline {
    * Sets what a restart does to the stores, shown on each {@link TimelineEvent.Kind#RESTARTED} step (default
    * {@code "rebuilds the pipeline over the same stores"}).
    *
+   * @param note what a restart does, e.g. {@code "reopens the store from its directory"}
    * @since 0.3.0
    */
   public synchronized void restartNote(String note) {
     this.restartNote = Objects.requireNonNull(note, "note");
   }
 
-  /** Records that {@code fault} fired in batch {@code txid}. */
+  /**
+   * Records that {@code fault} fired in batch {@code txid}.
+   *
+   * @param fault the fault that fired
+   * @param txid the batch it fired in
+   */
   public synchronized void fault(Fault fault, long txid) {
     add(txid, attemptOf(txid), -1, TimelineEvent.Kind.FAULT, List.of(), fault.toString());
   }
 
-  /** Records that the coordinator gave up {@code attempt} because of {@code cause}. */
+  /**
+   * Records that the coordinator gave up {@code attempt} because of {@code cause}; the batch's next attempt is
+   * counted from it.
+   *
+   * @param attempt the failed txid and attempt number
+   * @param cause why it failed
+   */
   public synchronized void attemptFailed(BatchAttempt attempt, Throwable cause) {
     attempts.put(attempt.txid(), attempt.attempt() + 1);
     add(attempt.txid(), attempt.attempt(), -1, TimelineEvent.Kind.ATTEMPT_FAILED, List.of(), String.valueOf(cause));
   }
 
-  /** Records the commit of a batch. */
+  /**
+   * Records the commit of a batch.
+   *
+   * @param report the committed batch's txid and attempts
+   */
   public synchronized void committed(BatchReport report) {
     add(report.txid(), report.attempts(), -1, TimelineEvent.Kind.COMMITTED, List.of(), "");
   }
 
-  /** Records a process restart: incarnation {@code incarnation} resumes after {@code committedTxid}. */
+  /**
+   * Records a process restart: incarnation {@code incarnation} resumes after the committed txid; the attempts seen
+   * are forgotten.
+   *
+   * @param incarnation the new incarnation's number, 1 for the first restart
+   * @param why what ended the previous incarnation, e.g. the simulated crash
+   */
   public synchronized void restarted(int incarnation, String why) {
     this.incarnation = incarnation;
     attempts.clear();
@@ -220,7 +273,11 @@ public final class ReplayTimeline {
         + " " + restartNote);
   }
 
-  /** Records that the pipeline stopped with {@code error}. */
+  /**
+   * Records that the pipeline stopped with {@code error}.
+   *
+   * @param error what stopped it
+   */
   public synchronized void stopped(Throwable error) {
     add(0, 0, -1, TimelineEvent.Kind.STOPPED, List.of(), String.valueOf(error));
   }

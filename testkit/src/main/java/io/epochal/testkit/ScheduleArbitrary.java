@@ -46,7 +46,13 @@ public final class ScheduleArbitrary<T> extends ArbitraryDecorator<ReplaySchedul
         ReplayArbitraries.faultSchedules(maxTxid, maxFaults, points, crashes)).as(ReplaySchedule::new);
   }
 
-  /** Batch and re-cut sizes in {@code 1..maxBatch}. */
+  /**
+   * Batch and re-cut sizes in {@code 1..maxBatch}.
+   *
+   * @param maxBatch the largest batch size, at least 1 (default 6)
+   * @return a new arbitrary with this bound
+   * @throws IllegalArgumentException if {@code maxBatch < 1}
+   */
   public ScheduleArbitrary<T> withMaxBatch(int maxBatch) {
     requirePositive(maxBatch, "maxBatch");
     ScheduleArbitrary<T> clone = typedClone();
@@ -54,7 +60,16 @@ public final class ScheduleArbitrary<T> extends ArbitraryDecorator<ReplaySchedul
     return clone;
   }
 
-  /** Partitions in {@code 1..maxPartitions}, batches in flight in {@code 1..maxInFlight}, threads in {@code 1..maxThreads}. */
+  /**
+   * Partitions in {@code 1..maxPartitions}, batches in flight in {@code 1..maxInFlight}, threads in
+   * {@code 1..maxThreads}.
+   *
+   * @param maxPartitions the most state partitions, at least 1 (default 4)
+   * @param maxInFlight the most batches in flight, at least 1 (default 3)
+   * @param maxThreads the most pipeline threads, at least 1 (default 2)
+   * @return a new arbitrary with these bounds
+   * @throws IllegalArgumentException if a bound is below 1
+   */
   public ScheduleArbitrary<T> withParallelism(int maxPartitions, int maxInFlight, int maxThreads) {
     requirePositive(maxPartitions, "maxPartitions");
     requirePositive(maxInFlight, "maxInFlight");
@@ -66,7 +81,14 @@ public final class ScheduleArbitrary<T> extends ArbitraryDecorator<ReplaySchedul
     return clone;
   }
 
-  /** Up to {@code maxFaults} faults, in txids {@code 1..maxTxid}. */
+  /**
+   * Up to {@code maxFaults} faults, in txids {@code 1..maxTxid}.
+   *
+   * @param maxTxid the highest txid a fault may hit, at least 1 (default 12)
+   * @param maxFaults the most faults in one schedule, at least 0 (default 6)
+   * @return a new arbitrary with these bounds
+   * @throws IllegalArgumentException if {@code maxTxid < 1} or {@code maxFaults < 0}
+   */
   public ScheduleArbitrary<T> withFaults(int maxTxid, int maxFaults) {
     requirePositive(maxTxid, "maxTxid");
     if (maxFaults < 0) {
@@ -78,21 +100,35 @@ public final class ScheduleArbitrary<T> extends ArbitraryDecorator<ReplaySchedul
     return clone;
   }
 
-  /** Faults only at these points. */
+  /**
+   * Faults only at these points.
+   *
+   * @param first a point faults may fire at
+   * @param more further points faults may fire at
+   * @return a new arbitrary drawing fault points from these only
+   */
   public ScheduleArbitrary<T> withPoints(FaultPoint first, FaultPoint... more) {
     ScheduleArbitrary<T> clone = typedClone();
     clone.points = EnumSet.of(first, more);
     return clone;
   }
 
-  /** Retryable failures only, no process restarts. */
+  /**
+   * Retryable failures only, no process restarts.
+   *
+   * @return a new arbitrary whose faults are never crashes
+   */
   public ScheduleArbitrary<T> withoutCrashes() {
     ScheduleArbitrary<T> clone = typedClone();
     clone.crashes = false;
     return clone;
   }
 
-  /** No faults at all (for tests of the failure-free behaviour). */
+  /**
+   * No faults at all (for tests of the failure-free behaviour).
+   *
+   * @return a new arbitrary whose schedules have empty fault lists
+   */
   public ScheduleArbitrary<T> withoutFaults() {
     return withFaults(1, 0);
   }

@@ -15,6 +15,11 @@ public final class SimulatedCrash extends Error {
 
   private final transient Fault fault;
 
+  /**
+   * Makes the crash of a fault that fired; the message names the fault.
+   *
+   * @param fault the fault that fired
+   */
   public SimulatedCrash(Fault fault) {
     super("simulated crash: " + fault);
     this.fault = fault;

@@ -13,6 +13,7 @@ import java.util.Objects;
 @Evolving
 public final class TableStoreContractFailure extends AssertionError {
   private static final long serialVersionUID = 1L;
+  /** The contract test's name, as {@link #testName()} returns it. */
   private final String testName;
 
   TableStoreContractFailure(String testName, Throwable cause) {

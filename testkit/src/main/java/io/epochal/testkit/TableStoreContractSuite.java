@@ -57,6 +57,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
      *
      * @param directory this test's own new directory (ignore it for a store that does not use files)
      * @param hook the fault-injection hook the store must call during its commits
+     * @return the store: empty on the first call of a test, holding what the previous one committed on a reopen
+     * @throws Exception if the store cannot be opened; the test fails with it
      */
     TableStore open(Path directory, CommitHook hook) throws Exception;
   }
@@ -74,6 +76,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
      * @param directory this test's own new directory (ignore it for a store that does not use files)
      * @param commit the hook the store must call during its commits
      * @param read the hook the store must call on every read (see {@link ReadHook})
+     * @return the store: empty on the first call of a test, holding what the previous one committed on a reopen
+     * @throws Exception if the store cannot be opened; the test fails with it
      */
     TableStore open(Path directory, CommitHook commit, ReadHook read) throws Exception;
   }
@@ -97,6 +101,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
    * The suite for the stores {@code factory} opens, which get no {@link ReadHook}: the read-fault cases fail unless
    * {@link #withoutReadFaults(String)} opts out. Prefer {@link #of(ReadHookStoreFactory)}.
    *
+   * @param factory opens the store under test in a test's directory
+   * @return the suite, with the defaults: reopen supported, tables under {@code contract/}, rows stored as bytes
    * @throws NullPointerException if {@code factory} is null
    */
   public static TableStoreContractSuite of(StoreFactory factory) {
@@ -107,6 +113,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
   /**
    * The suite for the stores {@code factory} opens with both hooks.
    *
+   * @param factory opens the store under test in a test's directory, with both hooks
+   * @return the suite, with the defaults: reopen supported, tables under {@code contract/}, rows stored as bytes
    * @throws NullPointerException if {@code factory} is null
    * @since 0.2.0
    */
@@ -115,12 +123,23 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
         true, null);
   }
 
-  /** Whether a store reopened in the same directory sees what the previous one committed (default true). */
+  /**
+   * Whether a store reopened in the same directory sees what the previous one committed (default true).
+   *
+   * @param supportsReopen false to skip the cases that reopen the store (a store that lives in memory only)
+   * @return a new suite with this setting
+   */
   public TableStoreContractSuite supportsReopen(boolean supportsReopen) {
     return new TableStoreContractSuite(factory, supportsReopen, paths, bytes, optOut);
   }
 
-  /** Where the contract's table {@code name} lives (default {@code "contract/" + name}). */
+  /**
+   * Where the contract's table {@code name} lives (default {@code "contract/" + name}).
+   *
+   * @param tablePath the path of the contract's table of a given short name, e.g. under a YTsaurus directory
+   * @return a new suite with these paths
+   * @throws NullPointerException if {@code tablePath} is null
+   */
   public TableStoreContractSuite tablePaths(UnaryOperator<String> tablePath) {
     return new TableStoreContractSuite(factory, reopen, Objects.requireNonNull(tablePath, "tablePath"), bytes,
         optOut);
@@ -130,6 +149,9 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
    * Whether the store keeps rows as bytes it decodes on every read and passes through {@link ReadHook#storedBytes}
    * (default true; see {@link TableStoreContract#storesBytes()}).
    *
+   * @param storesBytes false for a store that keeps rows as objects: the damaged-bytes cases are skipped, and the
+   *     store must never call {@link ReadHook#storedBytes}
+   * @return a new suite with this setting
    * @since 0.2.0
    */
   public TableStoreContractSuite storesBytes(boolean storesBytes) {
@@ -140,6 +162,8 @@ public final class TableStoreContractSuite implements Iterable<DynamicNode> {
    * Skips every read-fault case, showing {@code reason} on each: only for a store that cannot take a
    * {@link ReadHook} (see {@link TableStoreContract#readFaultsOptOut()}).
    *
+   * @param reason why the store cannot take a read hook, shown on every skipped case
+   * @return a new suite that skips the read-fault cases
    * @throws IllegalArgumentException if {@code reason} is blank
    * @since 0.2.0
    */

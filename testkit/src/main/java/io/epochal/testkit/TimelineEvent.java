@@ -58,6 +58,19 @@ public record TimelineEvent(int seq, int incarnation, long txid, int attempt, in
     STOPPED
   }
 
+  /**
+   * Validates the step and copies its keys.
+   *
+   * @param seq the step's number in the run, from 1
+   * @param incarnation the process incarnation it happened in
+   * @param txid the batch, 0 when none
+   * @param attempt the batch's attempt in this incarnation, 0 when unknown or none
+   * @param partition the state partition, -1 when none or unknown
+   * @param kind what happened
+   * @param keys the keys the step concerns, possibly empty
+   * @param detail a human-readable description
+   * @throws NullPointerException if {@code kind}, {@code keys} (or one of them) or {@code detail} is null
+   */
   public TimelineEvent {
     Objects.requireNonNull(kind, "kind");
     keys = List.copyOf(keys);

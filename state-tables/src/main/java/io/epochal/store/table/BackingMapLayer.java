@@ -16,6 +16,13 @@ import io.epochal.state.IBackingMap;
 @Evolving
 public interface BackingMapLayer {
 
-  /** @return a map that delegates to {@code inner} (the table-backed map), adding its behaviour */
+  /**
+   * Wraps the table-backed map of one state; called once per state when the state is built.
+   *
+   * @param <K> the state's key type
+   * @param <C> the stored cell type (value, transactional or opaque cell)
+   * @param inner the table-backed map (or the layer applied before this one) that the returned map must delegate to
+   * @return a map that delegates to {@code inner}, adding its behaviour
+   */
   <K, C> IBackingMap<K, C> wrap(IBackingMap<K, C> inner);
 }

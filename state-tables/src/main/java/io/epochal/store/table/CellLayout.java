@@ -39,6 +39,8 @@ public interface CellLayout<C> {
   /**
    * Sets the value columns of {@code row} from {@code cell}.
    *
+   * @param cell the cell to store; never an empty one ({@link #isEmpty} cells are deleted instead of written)
+   * @param row the builder of the row, its key already set; this method sets every column of {@link #valueColumns()}
    * @throws io.epochal.codec.CodecException if the value cannot be encoded
    */
   void write(C cell, Row.Builder row);
@@ -46,19 +48,29 @@ public interface CellLayout<C> {
   /**
    * Decodes the cell of a stored row.
    *
+   * @param row a row of a table whose value columns are this layout's {@link #valueColumns()}
+   * @return the cell the row holds
    * @throws RuntimeException (typically {@link io.epochal.codec.CodecException}) if the row cannot be decoded; the
    *     table-backed map reports it as {@link io.epochal.errors.StateCorruptedException} with table, key and txid
    */
   C read(Row row);
 
-  /** @return whether {@code cell} is empty, so that its row is deleted rather than written */
+  /**
+   * Tells whether a cell is empty, so that its row is deleted rather than written.
+   *
+   * @param cell the cell about to be stored
+   * @return whether {@code cell} is empty, so that its row is deleted rather than written
+   */
   boolean isEmpty(C cell);
 
   /**
    * The non-transactional layout {@code (hash, key…, value)}: the cell is the value, encoded by {@code codec} into a
    * required {@code value} bytes column (id {@code plain:v1}).
    *
+   * @param <V> the value type
+   * @param codec encodes and decodes the values to and from the {@code value} column's bytes
    * @param isEmpty which values are empty (their rows are deleted)
+   * @return the layout, immutable and thread-safe if {@code codec} and {@code isEmpty} are
    * @throws NullPointerException if an argument is null
    */
   static <V> CellLayout<V> plain(Codec<V> codec, Predicate<? super V> isEmpty) {

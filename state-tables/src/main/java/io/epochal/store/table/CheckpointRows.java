@@ -22,17 +22,33 @@ public final class CheckpointRows {
   private CheckpointRows() {
   }
 
-  /** @return the path of the checkpoint table of a checkpoint store with table prefix {@code prefix} */
+  /**
+   * Returns the path of the checkpoint table under a table prefix.
+   *
+   * @param prefix the table prefix the checkpoint store was built with, e.g. {@code "//home/app/"} (may be empty)
+   * @return the path of the checkpoint table of a checkpoint store with table prefix {@code prefix}
+   * @throws NullPointerException if {@code prefix} is null
+   */
   public static String tablePath(String prefix) {
     return Objects.requireNonNull(prefix, "prefix") + TABLE;
   }
 
-  /** @return the schema of the checkpoint table at {@code path} */
+  /**
+   * Returns the schema a checkpoint table has: key {@code pipeline}, values committed txid, metadata and pending.
+   *
+   * @param path the path of the table, normally {@link #tablePath(String)}
+   * @return the schema of the checkpoint table at {@code path}
+   */
   public static TableSchema schema(String path) {
     return Epochs.checkpointSchema(path);
   }
 
-  /** @return the pipeline name of a checkpoint row */
+  /**
+   * Returns the pipeline a checkpoint row belongs to, without decoding the rest of the row.
+   *
+   * @param row a row of a checkpoint table
+   * @return the pipeline name of the row (its key column {@value #PIPELINE})
+   */
   public static String pipeline(Row row) {
     return (String) row.key().get(PIPELINE);
   }
@@ -40,6 +56,9 @@ public final class CheckpointRows {
   /**
    * Decodes a checkpoint row: committed txid and metadata, pending metadata, attempt reservation and outbox.
    *
+   * @param row a row read from a checkpoint table (its schema must equal {@link #schema(String)} of its path)
+   * @return the checkpoint the row holds
+   * @throws NullPointerException if {@code row} is null
    * @throws io.epochal.errors.StateCorruptedException if the row cannot be decoded (naming table and pipeline)
    * @throws IllegalArgumentException if the row is not of a checkpoint table
    */

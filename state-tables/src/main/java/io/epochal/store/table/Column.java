@@ -20,6 +20,12 @@ public record Column(String name, ColumnType type, boolean required) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   /**
+   * Validates a column.
+   *
+   * @param name the column name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+   * @param type the column type
+   * @param required whether a value column must hold a value in every row (ignored for key columns, which are
+   *     always required)
    * @throws NullPointerException if {@code name} or {@code type} is null
    * @throws IllegalArgumentException if {@code name} is not a valid column name
    */
@@ -31,12 +37,28 @@ public record Column(String name, ColumnType type, boolean required) {
     }
   }
 
-  /** A nullable column. */
+  /**
+   * Makes a nullable column.
+   *
+   * @param name the column name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+   * @param type the column type
+   * @return a column that is not {@code required}
+   * @throws NullPointerException if {@code name} or {@code type} is null
+   * @throws IllegalArgumentException if {@code name} is not a valid column name
+   */
   public static Column of(String name, ColumnType type) {
     return new Column(name, type, false);
   }
 
-  /** A required (non-null) column. */
+  /**
+   * Makes a required (non-null) column.
+   *
+   * @param name the column name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+   * @param type the column type
+   * @return a {@code required} column
+   * @throws NullPointerException if {@code name} or {@code type} is null
+   * @throws IllegalArgumentException if {@code name} is not a valid column name
+   */
   public static Column required(String name, ColumnType type) {
     return new Column(name, type, true);
   }

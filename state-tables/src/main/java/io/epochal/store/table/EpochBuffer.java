@@ -49,6 +49,8 @@ public interface EpochBuffer extends Staging {
    * Claims table {@code path} for writing by {@code claimant} (e.g. {@code "state 'counts' of pipeline 'wc'"}) in
    * the checkpoint store's one claim registry; claiming again with the same claimant is a no-op.
    *
+   * @param path the path of the table to claim, as in its {@link TableSchema#path()}
+   * @param claimant who writes the table, in words that the error of a second claimant shows
    * @throws io.epochal.errors.TableClaimedTwiceException if another claimant holds the table
    */
   void claim(String path, String claimant);
@@ -57,6 +59,8 @@ public interface EpochBuffer extends Staging {
    * Reads keys as this epoch sees them: a key written in the epoch's buffer reads as written (absent if deleted),
    * every other key as committed in the store.
    *
+   * @param table a table of this buffer's {@link #store()}
+   * @param keys the keys to read, each of {@code table}'s schema
    * @return one element per key, in order; empty for a missing key
    * @throws io.epochal.errors.StoreException if the store cannot be read
    */
@@ -65,6 +69,9 @@ public interface EpochBuffer extends Staging {
   /**
    * Upserts {@code upserts} and deletes {@code deletes} in {@code table}.
    *
+   * @param table a table of this buffer's {@link #store()}
+   * @param upserts whole rows to store, each of {@code table}'s schema; may be empty
+   * @param deletes keys whose rows to delete, each of {@code table}'s schema; may be empty
    * @throws io.epochal.errors.LeaseLostException under {@link CommitProtocol#PER_KEY}, if the pipeline's lease was
    *     taken over (nothing written)
    * @throws io.epochal.errors.CommitConflictException under {@link CommitProtocol#PER_KEY}, on a write conflict
@@ -72,12 +79,22 @@ public interface EpochBuffer extends Staging {
    */
   void write(Table table, Collection<Row> upserts, Collection<TableKey> deletes);
 
-  /** Upserts one row; see {@link #write}. */
+  /**
+   * Upserts one row; see {@link #write}.
+   *
+   * @param table a table of this buffer's {@link #store()}
+   * @param row the whole row to store, of {@code table}'s schema
+   */
   default void upsert(Table table, Row row) {
     write(table, List.of(row), List.of());
   }
 
-  /** Deletes one key; see {@link #write}. */
+  /**
+   * Deletes one key's row; see {@link #write}.
+   *
+   * @param table a table of this buffer's {@link #store()}
+   * @param key the key whose row to delete, of {@code table}'s schema
+   */
   default void delete(Table table, TableKey key) {
     write(table, List.of(), List.of(key));
   }

@@ -29,13 +29,20 @@ public interface KeyCodec<K> {
   List<Column> columns();
 
   /**
-   * @return the values of the user key columns for {@code key}, in column order
+   * Splits a typed key into the values of the user key columns.
+   *
+   * @param key the typed key
+   * @return the values of the user key columns for {@code key}, in column order, one non-null value per column
    * @throws NullPointerException if {@code key} is null
    */
   List<?> toParts(K key);
 
   /**
-   * @return the key of {@code key} in a table with {@code schema}, whose user key columns must be {@link #columns()}
+   * Makes the table key of a typed key, computing its hash.
+   *
+   * @param schema the schema of the table the key is for; its user key columns must be {@link #columns()}
+   * @param key the typed key
+   * @return the key of {@code key} in a table with {@code schema}
    * @throws NullPointerException if an argument or a key part is null (the message names the table and column)
    * @throws IllegalArgumentException if a part does not fit its column
    */
@@ -44,43 +51,80 @@ public interface KeyCodec<K> {
     return TableKey.of(schema, toParts(Objects.requireNonNull(key, "key")));
   }
 
-  /** @return the typed key of a table key written by {@link #toKey} */
+  /**
+   * Rebuilds the typed key of a table key.
+   *
+   * @param key a key of a table whose user key columns are {@link #columns()}, as {@link #toKey} or a scan gives
+   * @return the typed key, equal to the one {@link #toKey} was given
+   */
   K fromKey(TableKey key);
 
   /**
-   * A stable identifier of the mapping, e.g. {@code "string:key"}; recorded as the table attribute
-   * {@code epochal.key}, so a table written with another key mapping is refused.
+   * Identifies the mapping; recorded as the table attribute {@code epochal.key}, so a table written with another key
+   * mapping is refused.
+   *
+   * @return a stable identifier of the mapping, e.g. {@code "string:key"}
    */
   String id();
 
-  /** String keys in one {@code string} key column named {@code key}. */
+  /**
+   * String keys in one {@code string} key column named {@code key}.
+   *
+   * @return the codec, with id {@code "string:key"}
+   */
   static KeyCodec<String> strings() {
     return strings("key");
   }
 
-  /** String keys in one {@code string} key column named {@code column}. */
+  /**
+   * String keys in one {@code string} key column named {@code column}.
+   *
+   * @param column the key column's name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+   * @return the codec, with id {@code "string:<column>"}
+   * @throws IllegalArgumentException if {@code column} is not a valid column name
+   */
   static KeyCodec<String> strings(String column) {
     Column c = Column.required(column, ColumnType.STRING);
     return new SimpleKeyCodec<>("string:" + column, List.of(c), List::of, k -> (String) k.get(0));
   }
 
-  /** Long keys in one {@code int64} key column named {@code key}. */
+  /**
+   * Long keys in one {@code int64} key column named {@code key}.
+   *
+   * @return the codec, with id {@code "int64:key"}
+   */
   static KeyCodec<Long> longs() {
     return longs("key");
   }
 
-  /** Long keys in one {@code int64} key column named {@code column}. */
+  /**
+   * Long keys in one {@code int64} key column named {@code column}.
+   *
+   * @param column the key column's name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+   * @return the codec, with id {@code "int64:<column>"}
+   * @throws IllegalArgumentException if {@code column} is not a valid column name
+   */
   static KeyCodec<Long> longs(String column) {
     Column c = Column.required(column, ColumnType.INT64);
     return new SimpleKeyCodec<>("int64:" + column, List.of(c), List::of, k -> (Long) k.get(0));
   }
 
-  /** {@link Bytes} keys in one {@code bytes} key column named {@code key}. */
+  /**
+   * {@link Bytes} keys in one {@code bytes} key column named {@code key}.
+   *
+   * @return the codec, with id {@code "bytes:key"}
+   */
   static KeyCodec<Bytes> bytes() {
     return bytes("key");
   }
 
-  /** {@link Bytes} keys in one {@code bytes} key column named {@code column} (a YTsaurus {@code string}). */
+  /**
+   * {@link Bytes} keys in one {@code bytes} key column named {@code column} (a YTsaurus {@code string}).
+   *
+   * @param column the key column's name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+   * @return the codec, with id {@code "bytes:<column>"}
+   * @throws IllegalArgumentException if {@code column} is not a valid column name
+   */
   static KeyCodec<Bytes> bytes(String column) {
     Column c = Column.required(column, ColumnType.BYTES);
     return new SimpleKeyCodec<>("bytes:" + column, List.of(c), k -> List.of(k.toByteArray()),
@@ -92,6 +136,9 @@ public interface KeyCodec<K> {
    * integral elements are widened to {@code Long}, so {@code fromKey} returns {@code Long} for {@code int64} columns,
    * and {@code bytes} columns take and give {@link Bytes} (a {@code byte[]} has no value equality, so it is no key).
    *
+   * @param columns the user key columns, in order; at least one
+   * @return the codec, with id {@code "list:"} followed by the columns' types and names, e.g.
+   *     {@code "list:string user,int64 day"}
    * @throws IllegalArgumentException if no column is given
    */
   static KeyCodec<List<Object>> list(Column... columns) {
@@ -140,6 +187,8 @@ public interface KeyCodec<K> {
    * @param columns the user key columns, in order
    * @param toParts the values of the columns for a key, in order
    * @param fromKey the key of a table key
+   * @param <K> the key type
+   * @return the codec, delegating to {@code toParts} and {@code fromKey}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code columns} is empty
    */

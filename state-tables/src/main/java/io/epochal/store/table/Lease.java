@@ -20,6 +20,11 @@ import java.util.Objects;
 public record Lease(String name, String owner, long generation) {
 
   /**
+   * Validates a lease; stores make leases in {@link TableStore#acquireLease}, callers only compare or print them.
+   *
+   * @param name the leased resource, e.g. a pipeline name
+   * @param owner who holds it (a worker id, used in error messages)
+   * @param generation the acquisition count of this lease name in its store, at least 1
    * @throws NullPointerException if {@code name} or {@code owner} is null
    * @throws IllegalArgumentException if {@code generation < 1}
    */

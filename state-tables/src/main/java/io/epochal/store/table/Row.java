@@ -31,6 +31,10 @@ public final class Row {
   /**
    * A row from its key and one value per value column, in schema order.
    *
+   * @param key the row's key, which also gives the table's schema
+   * @param values one value per value column of the key's schema, in order; {@code null} for a nullable column's
+   *     missing value; numbers are normalized to the column type
+   * @return the row, immutable ({@code byte[]} values are copied on the way in and out)
    * @throws NullPointerException if {@code key} or the array is null, or a required value is null (the message names
    *     the table and the column)
    * @throws IllegalArgumentException if the number of values is wrong or a value has the wrong type (the message
@@ -52,7 +56,13 @@ public final class Row {
     return new Row(key, normalized);
   }
 
-  /** Starts a row with key {@code key}; value columns not set are null. */
+  /**
+   * Starts a row with key {@code key}; value columns not set are null.
+   *
+   * @param key the row's key, which also gives the table's schema
+   * @return a builder with no value column set
+   * @throws NullPointerException if {@code key} is null
+   */
   public static Builder builder(TableKey key) {
     return new Builder(Objects.requireNonNull(key, "key"));
   }
@@ -68,9 +78,12 @@ public final class Row {
   }
 
   /**
-   * @return the value of column {@code column} (key or value column; {@value TableSchema#HASH_COLUMN} gives the
-   *     hash), {@code null} for a null value; a {@code byte[]} is a copy
+   * Reads a column of the row, key or value.
+   *
+   * @param column the column's name; {@value TableSchema#HASH_COLUMN} gives the hash
+   * @return the value of column {@code column}, {@code null} for a null value; a {@code byte[]} is a copy
    * @throws IllegalArgumentException if the table has no such column
+   * @throws NullPointerException if {@code column} is null
    */
   public Object get(String column) {
     Objects.requireNonNull(column, "column");
@@ -84,32 +97,68 @@ public final class Row {
     throw new IllegalArgumentException("table " + key.schema().path() + " has no column '" + column + "'");
   }
 
-  /** @return whether column {@code column} is null. @throws IllegalArgumentException if there is no such column */
+  /**
+   * Tells whether a column of the row is null.
+   *
+   * @param column the column's name (key or value column)
+   * @return whether column {@code column} is null
+   * @throws IllegalArgumentException if there is no such column
+   */
   public boolean isNull(String column) {
     return get(column) == null;
   }
 
-  /** @return an {@code int64}/{@code uint64} column, or null. @throws IllegalArgumentException if no such column */
+  /**
+   * Reads an {@code int64} or {@code uint64} column.
+   *
+   * @param column the column's name (key or value column)
+   * @return the column's value, or null if it is null
+   * @throws IllegalArgumentException if there is no such column or it holds no {@code Long}
+   */
   public Long getLong(String column) {
     return typed(column, Long.class);
   }
 
-  /** @return a {@code double} column, or null. @throws IllegalArgumentException if no such column */
+  /**
+   * Reads a {@code double} column.
+   *
+   * @param column the column's name (key or value column)
+   * @return the column's value, or null if it is null
+   * @throws IllegalArgumentException if there is no such column or it holds no {@code Double}
+   */
   public Double getDouble(String column) {
     return typed(column, Double.class);
   }
 
-  /** @return a {@code boolean} column, or null. @throws IllegalArgumentException if no such column */
+  /**
+   * Reads a {@code boolean} column.
+   *
+   * @param column the column's name (key or value column)
+   * @return the column's value, or null if it is null
+   * @throws IllegalArgumentException if there is no such column or it holds no {@code Boolean}
+   */
   public Boolean getBoolean(String column) {
     return typed(column, Boolean.class);
   }
 
-  /** @return a {@code string} column, or null. @throws IllegalArgumentException if no such column */
+  /**
+   * Reads a {@code string} column.
+   *
+   * @param column the column's name (key or value column)
+   * @return the column's value, or null if it is null
+   * @throws IllegalArgumentException if there is no such column or it holds no {@code String}
+   */
   public String getString(String column) {
     return typed(column, String.class);
   }
 
-  /** @return a copy of a {@code bytes} column, or null. @throws IllegalArgumentException if no such column */
+  /**
+   * Reads a {@code bytes} column.
+   *
+   * @param column the column's name (key or value column)
+   * @return a copy of the column's value, or null if it is null
+   * @throws IllegalArgumentException if there is no such column or it holds no {@code byte[]}
+   */
   public byte[] getBytes(String column) {
     return typed(column, byte[].class);
   }
@@ -191,8 +240,11 @@ public final class Row {
     }
 
     /**
-     * Sets value column {@code column} ({@code null} for a nullable column).
+     * Sets value column {@code column}; setting it again replaces the value.
      *
+     * @param column the name of a value column (key columns are set by the key)
+     * @param value the value, of the column's type ({@code null} only for a nullable column)
+     * @return this builder
      * @throws IllegalArgumentException if there is no such value column or the value has the wrong type
      * @throws NullPointerException if {@code column} is null, or the value is null for a required column
      */

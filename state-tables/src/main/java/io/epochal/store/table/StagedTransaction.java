@@ -60,6 +60,11 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
    * Stages a write of {@code key} to table {@code path} (whose handle is {@code table}), replacing an earlier write
    * of the same key.
    *
+   * @param path the table's path, which groups the staged writes
+   * @param table the store's handle of the table, returned by {@link #table(String)} at commit
+   * @param key the staged key, the store's encoding of the row's {@link TableKey}; {@code equals} must tell keys apart
+   *     for {@link #writes()}
+   * @param write the staged write: the row, its encoding, or the store's form of a delete
    * @throws IllegalStateException if the transaction is over
    */
   protected final synchronized void stage(String path, H table, K key, W write) {
@@ -128,7 +133,12 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
     return !writes.isEmpty();
   }
 
-  /** @return the handle of table {@code path}, which has staged writes (read it after {@link #endForCommit()}) */
+  /**
+   * Returns the handle a table's writes were staged with (read it after {@link #endForCommit()}).
+   *
+   * @param path the path of a table with staged writes, a key of {@link #writeLists()}
+   * @return the handle of table {@code path} given to {@link #stage}; {@code null} if the table has no staged write
+   */
   protected final H table(String path) {
     return tables.get(path);
   }
@@ -167,6 +177,10 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
   }
 
   /**
+   * Checks that a key belongs to a table, as {@link StoreTransaction} requires of every lookup, upsert and delete.
+   *
+   * @param schema the schema of the table the key is used with
+   * @param key the key to check
    * @throws NullPointerException if {@code key} is null
    * @throws IllegalArgumentException if {@code key} is not a key of table {@code schema}
    */
@@ -186,12 +200,20 @@ public abstract class StagedTransaction<H, K, W> implements StoreTransaction {
     /** Begin timestamps of open transactions, with counts. */
     private final TreeMap<Long, Integer> active = new TreeMap<>();
 
-    /** A transaction began at {@code begin}. */
+    /**
+     * Records that a transaction began.
+     *
+     * @param begin the store's commit timestamp (or commit number) the transaction began at
+     */
     public void opened(long begin) {
       active.merge(begin, 1, Integer::sum);
     }
 
-    /** A transaction that began at {@code begin} ended. */
+    /**
+     * Records that a transaction ended; a timestamp with no open transaction recorded is ignored.
+     *
+     * @param begin the timestamp given to {@link #opened} when the transaction began
+     */
     public void finished(long begin) {
       active.computeIfPresent(begin, (k, n) -> n == 1 ? null : n - 1);
     }

@@ -22,17 +22,30 @@ import io.epochal.api.Evolving;
 @Evolving
 public record StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing, boolean sharedAcrossHosts) {
 
-  /** A store only its own process reaches. */
+  /**
+   * Describes a store only its own process reaches ({@code sharedAcrossHosts} false).
+   *
+   * @param atomicMultiTableCommit whether a commit applies the writes to all tables of the transaction atomically
+   * @param fencing whether a transaction begun under a lease that was taken over fails its commit
+   */
   public StoreCapabilities(boolean atomicMultiTableCommit, boolean fencing) {
     this(atomicMultiTableCommit, fencing, false);
   }
 
-  /** Atomic multi-table commit and fencing in one process: what the in-memory and RocksDB stores offer. */
+  /**
+   * Atomic multi-table commit and fencing in one process: what the in-memory and RocksDB stores offer.
+   *
+   * @return capabilities with {@code atomicMultiTableCommit} and {@code fencing} true, {@code sharedAcrossHosts} false
+   */
   public static StoreCapabilities full() {
     return new StoreCapabilities(true, true, false);
   }
 
-  /** Atomic multi-table commit and fencing, reached from every host: PostgreSQL, pinned-proxy YTsaurus. */
+  /**
+   * Atomic multi-table commit and fencing, reached from every host: PostgreSQL, pinned-proxy YTsaurus.
+   *
+   * @return capabilities with all three guarantees true
+   */
   public static StoreCapabilities shared() {
     return new StoreCapabilities(true, true, true);
   }

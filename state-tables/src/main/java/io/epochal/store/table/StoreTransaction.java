@@ -44,6 +44,8 @@ public interface StoreTransaction extends AutoCloseable {
   /**
    * Reads rows by key.
    *
+   * @param table a table of this transaction's store
+   * @param keys the keys to read, each of {@code table}'s schema; may be empty, may repeat a key
    * @return one element per key, in the order of {@code keys}: the committed row, or empty if the key has none
    *     (missing keys are reported in place; a key listed twice gets two elements)
    * @throws io.epochal.errors.StoreException if the store cannot be read
@@ -54,25 +56,46 @@ public interface StoreTransaction extends AutoCloseable {
    * Reads every committed row of a table, in key order ({@link TableKey#compareTo}). Materializes the table: for
    * inspection tools and tests, not for large tables on the hot path.
    *
+   * @param table a table of this transaction's store
    * @return the rows, unmodifiable
    * @throws io.epochal.errors.StoreException if the store cannot be read
    */
   List<Row> scan(Table table);
 
-  /** Writes a row (insert or replace), visible once the transaction commits. */
+  /**
+   * Writes a row (insert or replace), visible once the transaction commits.
+   *
+   * @param table a table of this transaction's store
+   * @param row the whole row to store under its key, of {@code table}'s schema
+   */
   void upsert(Table table, Row row);
 
-  /** Writes rows; like {@link #upsert(Table, Row)} for each, in iteration order. */
+  /**
+   * Writes rows; like {@link #upsert(Table, Row)} for each, in iteration order (a later row of the same key wins).
+   *
+   * @param table a table of this transaction's store
+   * @param rows the rows to store, each of {@code table}'s schema
+   */
   default void upsert(Table table, Collection<Row> rows) {
     for (Row row : rows) {
       upsert(table, row);
     }
   }
 
-  /** Deletes a key's row (nothing if it has none), once the transaction commits. */
+  /**
+   * Deletes a key's row (nothing if it has none), once the transaction commits.
+   *
+   * @param table a table of this transaction's store
+   * @param key the key whose row to delete, of {@code table}'s schema
+   */
   void delete(Table table, TableKey key);
 
-  /** Deletes keys; like {@link #delete(Table, TableKey)} for each. */
+  /**
+   * Deletes keys; like {@link #delete(Table, TableKey)} for each, in iteration order.
+   *
+   * @param table a table of this transaction's store
+   * @param keys the keys whose rows to delete, each of {@code table}'s schema
+   */
   default void delete(Table table, Collection<TableKey> keys) {
     for (TableKey key : keys) {
       delete(table, key);

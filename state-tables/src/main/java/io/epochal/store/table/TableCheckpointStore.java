@@ -64,6 +64,8 @@ public final class TableCheckpointStore implements CheckpointStore {
    * A checkpoint store over {@code store} with the default options: protocol from the store's capabilities, no table
    * prefix, and an owner name made of the process id and a random suffix.
    *
+   * @param store the table store that holds the checkpoint table and the pipelines' state tables
+   * @return the checkpoint store, its checkpoint table opened (created if missing)
    * @throws io.epochal.errors.SchemaMismatchException if the checkpoint table exists with another schema
    * @throws io.epochal.errors.StoreException if the store fails
    */
@@ -71,7 +73,13 @@ public final class TableCheckpointStore implements CheckpointStore {
     return builder(store).build();
   }
 
-  /** A builder of a checkpoint store over {@code store}. */
+  /**
+   * Starts building a checkpoint store over {@code store} with options other than the defaults of {@link #on}.
+   *
+   * @param store the table store that holds the checkpoint table and the pipelines' state tables
+   * @return a new builder with no option set
+   * @throws NullPointerException if {@code store} is null
+   */
   public static Builder builder(TableStore store) {
     return new Builder(store);
   }
@@ -119,13 +127,21 @@ public final class TableCheckpointStore implements CheckpointStore {
    * map states of {@link TableStates} claim their tables here, and other table-backed states should too, so that a
    * pipeline with two writers on one table is refused. Claiming again with the same claimant is a no-op.
    *
+   * @param path the path of the table to claim, as in its {@link TableSchema#path()}
+   * @param claimant who writes the table, in words that the error of a second claimant shows
    * @throws io.epochal.errors.TableClaimedTwiceException if another claimant holds the table
    */
   public void claim(String path, String claimant) {
     epochs.claim(Objects.requireNonNull(path, "path"), Objects.requireNonNull(claimant, "claimant"));
   }
 
-  /** @return the lease {@code pipeline}'s writes are fenced by (taking it over on first use) */
+  /**
+   * Returns the lease that fences a pipeline's writes, taking it over for this store's owner on its first use.
+   *
+   * @param pipeline the pipeline name (the lease is {@code pipeline:<name>})
+   * @return the lease {@code pipeline}'s writes are fenced by
+   * @throws io.epochal.errors.StoreException if the lease cannot be acquired
+   */
   public Lease lease(String pipeline) {
     return epochs.pipeline(pipeline).lease();
   }
@@ -237,7 +253,13 @@ public final class TableCheckpointStore implements CheckpointStore {
       this.store = Objects.requireNonNull(store, "store");
     }
 
-    /** The lease owner name of this worker (default {@code <pid>-<random>}); shown in fencing errors. */
+    /**
+     * Sets the lease owner name of this worker (default {@code <pid>-<random>}); shown in fencing errors.
+     *
+     * @param owner the name, unique among the workers that may run the same pipelines
+     * @return this builder
+     * @throws IllegalStateException if the owner was already set
+     */
     public Builder owner(String owner) {
       requireUnset(this.owner, "owner");
       this.owner = Objects.requireNonNull(owner, "owner");
@@ -247,6 +269,11 @@ public final class TableCheckpointStore implements CheckpointStore {
     /**
      * A prefix of every table this checkpoint store and its states name (default {@code ""}), e.g.
      * {@code "//home/app/"} on YTsaurus.
+     *
+     * @param tablePrefix prepended as is to the checkpoint table's name and to every state table path
+     *     ({@code <prefix><pipeline>/<state>}), so a directory prefix ends with {@code /}
+     * @return this builder
+     * @throws IllegalStateException if the prefix was already set
      */
     public Builder tablePrefix(String tablePrefix) {
       requireUnset(this.tablePrefix, "tablePrefix");
@@ -258,6 +285,9 @@ public final class TableCheckpointStore implements CheckpointStore {
      * Forces a protocol instead of choosing it from the store's capabilities (for tests of the per-key protocol on an
      * atomic store).
      *
+     * @param protocol the protocol to use
+     * @return this builder
+     * @throws IllegalStateException if the protocol was already set
      * @throws IllegalArgumentException on {@link CommitProtocol#EPOCH} if the store lacks atomic multi-table commit
      *     (checked by {@link #build()})
      */
@@ -268,8 +298,10 @@ public final class TableCheckpointStore implements CheckpointStore {
     }
 
     /**
-     * Opens (creating if needed) the checkpoint table and logs the protocol.
+     * Opens (creating if needed) the checkpoint table and logs the protocol. The builder can build again.
      *
+     * @return a checkpoint store with the options set and the defaults of {@link TableCheckpointStore#on} for the
+     *     others
      * @throws IllegalArgumentException if {@link CommitProtocol#EPOCH} was forced on a store without atomic
      *     multi-table commit
      * @throws io.epochal.errors.SchemaMismatchException if the checkpoint table exists with another schema

@@ -38,6 +38,7 @@ public final class TableKey implements Comparable<TableKey> {
    *
    * @param schema the table's schema
    * @param userKeyParts one value per {@link TableSchema#userKeyColumns() user key column}, in order
+   * @return the key, its hash computed from the parts
    * @throws NullPointerException if {@code schema} or the array is null, or a key part is null (the message names
    *     the table and the column)
    * @throws IllegalArgumentException if the number of parts is wrong or a part has the wrong type (the message names
@@ -66,7 +67,15 @@ public final class TableKey implements Comparable<TableKey> {
     return new TableKey(schema, normalized);
   }
 
-  /** Like {@link #of(TableSchema, Object...)} with the parts in a list. */
+  /**
+   * Like {@link #of(TableSchema, Object...)} with the parts in a list.
+   *
+   * @param schema the table's schema
+   * @param userKeyParts one value per {@link TableSchema#userKeyColumns() user key column}, in order
+   * @return the key, its hash computed from the parts
+   * @throws NullPointerException if {@code schema} or the list is null, or a key part is null
+   * @throws IllegalArgumentException if the number of parts is wrong or a part has the wrong type
+   */
   public static TableKey of(TableSchema schema, List<?> userKeyParts) {
     Objects.requireNonNull(userKeyParts, "userKeyParts");
     return of(schema, userKeyParts.toArray());
@@ -87,15 +96,23 @@ public final class TableKey implements Comparable<TableKey> {
     return parts.length;
   }
 
-  /** @return the user key part at {@code index} (not counting the hash); a {@code byte[]} is a copy */
+  /**
+   * Reads a user key part by position.
+   *
+   * @param index the position among the user key columns, from 0 (the hash is not counted)
+   * @return the user key part at {@code index}; a {@code byte[]} is a copy
+   * @throws IndexOutOfBoundsException if {@code index} is not below {@link #size()}
+   */
   public Object get(int index) {
     Objects.checkIndex(index, parts.length);
     return exposed(parts[index]);
   }
 
   /**
-   * @return the value of key column {@code column}; {@value TableSchema#HASH_COLUMN} gives the hash as a
-   *     {@link Long}; a {@code byte[]} is a copy
+   * Reads a key column by name.
+   *
+   * @param column the key column's name; {@value TableSchema#HASH_COLUMN} gives the hash
+   * @return the value of key column {@code column}, the hash as a {@link Long}; a {@code byte[]} is a copy
    * @throws IllegalArgumentException if the table has no such key column
    */
   public Object get(String column) {

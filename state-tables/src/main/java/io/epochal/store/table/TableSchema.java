@@ -68,6 +68,8 @@ public final class TableSchema {
    * Starts a schema for the table at {@code path} (a name for embedded stores, a Cypress path such as
    * {@code //home/app/counts} for YTsaurus).
    *
+   * @param path the table's path, not blank, without control characters
+   * @return a builder with no column and no attribute
    * @throws NullPointerException if {@code path} is null
    * @throws IllegalArgumentException if {@code path} is blank or holds control characters
    */
@@ -105,7 +107,13 @@ public final class TableSchema {
     return attributes;
   }
 
-  /** @return the column named {@code name}, including {@value #HASH_COLUMN} */
+  /**
+   * Finds a column by name.
+   *
+   * @param name the column's name; {@value #HASH_COLUMN} finds the hash column
+   * @return the key or value column named {@code name}, or empty if the table has none
+   * @throws NullPointerException if {@code name} is null
+   */
   public Optional<Column> column(String name) {
     Objects.requireNonNull(name, "name");
     for (Column c : columns) {
@@ -116,7 +124,14 @@ public final class TableSchema {
     return Optional.empty();
   }
 
-  /** A key of this table: shorthand for {@link TableKey#of(TableSchema, Object...)}. */
+  /**
+   * A key of this table: shorthand for {@link TableKey#of(TableSchema, Object...)}.
+   *
+   * @param userKeyParts one value per {@link #userKeyColumns() user key column}, in order
+   * @return the key, its hash computed from the parts
+   * @throws NullPointerException if a key part is null
+   * @throws IllegalArgumentException if the number of parts is wrong or a part has the wrong type
+   */
   public TableKey key(Object... userKeyParts) {
     return TableKey.of(this, userKeyParts);
   }
@@ -179,6 +194,9 @@ public final class TableSchema {
     /**
      * Appends a key column (after {@value #HASH_COLUMN} and the key columns added before).
      *
+     * @param name the column's name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+     * @param type the column's type; key columns are always required
+     * @return this builder
      * @throws IllegalArgumentException if the name is invalid, {@value #HASH_COLUMN} or already used
      */
     public Builder key(String name, ColumnType type) {
@@ -188,7 +206,14 @@ public final class TableSchema {
       return this;
     }
 
-    /** Appends a key column. @throws IllegalArgumentException as {@link #key(String, ColumnType)} */
+    /**
+     * Appends a key column with the name and type of {@code column} (key columns are required whatever its
+     * {@code required} says).
+     *
+     * @param column the column to append
+     * @return this builder
+     * @throws IllegalArgumentException if the name is {@value #HASH_COLUMN} or already used
+     */
     public Builder key(Column column) {
       return key(column.name(), column.type());
     }
@@ -196,6 +221,9 @@ public final class TableSchema {
     /**
      * Appends a nullable value column.
      *
+     * @param name the column's name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+     * @param type the column's type
+     * @return this builder
      * @throws IllegalArgumentException if the name is invalid, {@value #HASH_COLUMN} or already used
      */
     public Builder value(String name, ColumnType type) {
@@ -205,6 +233,9 @@ public final class TableSchema {
     /**
      * Appends a required value column.
      *
+     * @param name the column's name, matching {@code [A-Za-z_][A-Za-z0-9_]*}
+     * @param type the column's type
+     * @return this builder
      * @throws IllegalArgumentException if the name is invalid, {@value #HASH_COLUMN} or already used
      */
     public Builder requiredValue(String name, ColumnType type) {
@@ -212,8 +243,10 @@ public final class TableSchema {
     }
 
     /**
-     * Appends a value column.
+     * Appends a value column, nullable or required as {@code column} says.
      *
+     * @param column the column to append
+     * @return this builder
      * @throws IllegalArgumentException if the name is {@value #HASH_COLUMN} or already used
      */
     public Builder value(Column column) {
@@ -226,6 +259,9 @@ public final class TableSchema {
     /**
      * Sets an attribute, checked like the columns when the table is opened.
      *
+     * @param name the attribute's name, e.g. {@code epochal.layout}
+     * @param value the attribute's value, e.g. {@code transactional:v1}
+     * @return this builder
      * @throws NullPointerException if an argument is null
      * @throws IllegalStateException if the attribute was already set
      */
@@ -241,7 +277,9 @@ public final class TableSchema {
     }
 
     /**
-     * @return the schema
+     * Builds the schema; the builder can build again.
+     *
+     * @return the schema, immutable
      * @throws IllegalStateException if no key column besides {@value #HASH_COLUMN} was added
      */
     public TableSchema build() {

@@ -69,6 +69,17 @@ public final class TableSink<T> implements Sink<T> {
   /**
    * A sink upserting {@code valueFn(record)} under {@code keyFn(record)} into table {@code path}.
    *
+   * @param <T> the record type
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param path the table's path in the pipeline's table store, used as given (no table prefix is added)
+   * @param keys maps the keys to the table's key columns; its id is recorded as attribute {@code epochal.key}
+   * @param keyFn the key of a record; a null key fails the batch with {@link InvalidRecordException}
+   * @param values encodes the values into the {@code value} column; its id is recorded as attribute
+   *     {@code epochal.codec}
+   * @param valueFn the value of a record; a null value fails the batch with
+   *     {@link InvalidRecordException}
+   * @return the sink, to pass to {@code stream.to(name, sink)}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code path} is blank
    */
@@ -77,7 +88,12 @@ public final class TableSink<T> implements Sink<T> {
     return new TableSink<>(path, keys, keyFn, values, valueFn);
   }
 
-  /** The schema of the sink's table. */
+  /**
+   * The schema of the sink's table, which the first batch opens (creating the table if missing).
+   *
+   * @return the schema: the key codec's columns, then required {@code value bytes} and {@code txid int64}, and the
+   *     layout, key and codec ids as attributes
+   */
   public TableSchema schema() {
     TableSchema.Builder b = TableSchema.builder(path);
     for (Column c : keys.columns()) {

@@ -56,6 +56,11 @@ public final class TableStates {
   /**
    * Starts a table-backed map state with values encoded by {@code values}.
    *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param keys maps the keys to the table's key columns
+   * @param values encodes the values into the layout's value column(s)
+   * @return a builder with no option set
    * @throws NullPointerException if an argument is null
    */
   public static <K, V> Builder<K, V> builder(KeyCodec<K> keys, Codec<V> values) {
@@ -65,6 +70,12 @@ public final class TableStates {
   /**
    * Starts a table-backed map state with values encoded by Kryo ({@link Codecs#kryo(Class...)} with the common JDK
    * types pre-registered; pass a codec to register your own classes).
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param keys maps the keys to the table's key columns
+   * @return a builder with no option set
+   * @throws NullPointerException if {@code keys} is null
    */
   public static <K, V> Builder<K, V> builder(KeyCodec<K> keys) {
     return new Builder<>(keys, Codecs.kryo());
@@ -73,6 +84,13 @@ public final class TableStates {
   /**
    * A non-transactional map over rows {@code (hash, key…, value)}: a replayed batch is applied again under the per-key
    * protocol. Shorthand for {@code builder(keys, values).nonTransactional()}.
+   *
+   * @param <K> the key type
+   * @param <V> the value type
+   * @param keys maps the keys to the table's key columns
+   * @param values encodes the values into the {@code value} column
+   * @return a factory of non-transactional map states, with no value empty
+   * @throws NullPointerException if an argument is null
    */
   public static <K, V> TableBackedStateFactory<MapState<K, V>> nonTransactional(KeyCodec<K> keys, Codec<V> values) {
     return builder(keys, values).nonTransactional();
@@ -103,6 +121,9 @@ public final class TableStates {
      * Stores the state in table {@code path} (used as given, without prefix) instead of
      * {@code <prefix><pipeline>/<state>}.
      *
+     * @param path the table's path in the pipeline's table store
+     * @return this builder
+     * @throws IllegalStateException if the table was already set
      * @throws IllegalArgumentException if {@code path} is blank
      */
     public Builder<K, V> table(String path) {
@@ -114,14 +135,26 @@ public final class TableStates {
       return this;
     }
 
-    /** Values for which {@code isEmpty} holds delete their row (see {@link TableStates}). */
+    /**
+     * Values for which {@code isEmpty} holds delete their row (see {@link TableStates}).
+     *
+     * @param isEmpty tells the empty values; called on every write, so it must be cheap and thread-safe
+     * @return this builder
+     * @throws IllegalStateException if the emptiness was already set (by this method or {@link #emptyValue})
+     */
     public Builder<K, V> emptyWhen(Predicate<? super V> isEmpty) {
       requireUnset(emptiness, "emptiness");
       this.emptiness = Objects.requireNonNull(isEmpty, "isEmpty");
       return this;
     }
 
-    /** Values equal to {@code empty} (typically the aggregator's {@code zero()}) delete their row. */
+    /**
+     * Values equal to {@code empty} (typically the aggregator's {@code zero()}) delete their row.
+     *
+     * @param empty the empty value, compared with {@link Object#equals}
+     * @return this builder
+     * @throws IllegalStateException if the emptiness was already set (by this method or {@link #emptyWhen})
+     */
     public Builder<K, V> emptyValue(V empty) {
       Objects.requireNonNull(empty, "empty");
       return emptyWhen(empty::equals);
@@ -130,6 +163,10 @@ public final class TableStates {
     /**
      * Places {@code layer} between the txid rule and the table-backed map (metering, fault injection), e.g.
      * {@code .layer(injector::wrap)}.
+     *
+     * @param layer wraps the table-backed map of each state the factory makes
+     * @return this builder
+     * @throws IllegalStateException if a layer was already set
      */
     public Builder<K, V> layer(BackingMapLayer layer) {
       requireUnset(this.layer, "layer");
@@ -167,6 +204,7 @@ public final class TableStates {
      * @param rule makes the map state from the table-backed map and the table path
      * @param ruleName the rule's name for descriptions, e.g. {@code "TransactionalMap"}
      * @param <C> the stored cell type
+     * @return a factory of map states over tables with {@code layout}'s value columns, with the options set
      */
     public <C> TableBackedStateFactory<MapState<K, V>> build(StateKind kind, CellLayout<C> layout,
         BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule, String ruleName) {

@@ -35,6 +35,7 @@ public interface TableStore extends AutoCloseable {
   /**
    * Creates the table if it does not exist, else checks that it has exactly this schema.
    *
+   * @param schema the table's path, key and value columns and attributes
    * @return a handle for transactions of this store
    * @throws io.epochal.errors.SchemaMismatchException if the table exists with another schema (message: expected vs
    *     actual); nothing is changed
@@ -46,6 +47,7 @@ public interface TableStore extends AutoCloseable {
   /**
    * Opens an existing table with the schema it was created with (for tools that inspect tables).
    *
+   * @param path the path of the table, as in its {@link TableSchema#path()}
    * @return the table, or empty if there is no table at {@code path}
    * @throws io.epochal.errors.StoreException if the store cannot be read
    * @throws IllegalStateException if the store is closed
@@ -57,6 +59,9 @@ public interface TableStore extends AutoCloseable {
    * more than the previous holder's (1 for the first). From then on, transactions begun under an older generation of
    * this lease cannot commit.
    *
+   * @param name the resource to lease, e.g. {@code "pipeline:<name>"}
+   * @param owner the new holder's name (a worker id), shown in fencing errors
+   * @return the lease now current, with the new generation
    * @throws io.epochal.errors.StoreException if the store cannot be read or written
    * @throws IllegalStateException if the store is closed
    */
@@ -65,6 +70,7 @@ public interface TableStore extends AutoCloseable {
   /**
    * Begins a transaction that is not fenced by any lease.
    *
+   * @return the open transaction, without {@link StoreTransaction#lease()}
    * @throws io.epochal.errors.StoreException if the store cannot start a transaction
    * @throws IllegalStateException if the store is closed
    */
@@ -75,6 +81,8 @@ public interface TableStore extends AutoCloseable {
    * {@link io.epochal.errors.LeaseLostException}, changing nothing, if the lease was taken over before the commit
    * (when {@link StoreCapabilities#fencing()} holds; otherwise the lease is only recorded).
    *
+   * @param lease a lease this store issued by {@link #acquireLease}
+   * @return the open transaction, its {@link StoreTransaction#lease()} being {@code lease}
    * @throws io.epochal.errors.LeaseLostException if the store already knows the lease was taken over (optional: a
    *     store may defer the check to the commit)
    * @throws IllegalArgumentException if {@code lease} was not issued by this store
@@ -88,6 +96,8 @@ public interface TableStore extends AutoCloseable {
    * {@link StoreTransaction#lookup}. The default begins a transaction, looks up and aborts; stores with a cheaper
    * single-call read (YTsaurus {@code lookup_rows} without a transaction) override it.
    *
+   * @param table a table of this store
+   * @param keys the keys to read, each of {@code table}'s schema
    * @return one element per key, in order; empty for a missing key
    * @throws io.epochal.errors.StoreException if the store cannot be read
    * @throws IllegalStateException if the store is closed

@@ -20,12 +20,18 @@ public final class TableStores {
   /**
    * A new, empty in-memory store with atomic multi-table commit and fencing, for tests and examples. Each call
    * returns an independent store; share the instance between pipeline runs to model a restart. Thread-safe.
+   *
+   * @return the store, named {@code "memory"}, with no fault hook
    */
   public static TableStore inMemory() {
     return inMemoryBuilder().build();
   }
 
-  /** A builder of an in-memory store, to switch capabilities off or inject commit or read faults. */
+  /**
+   * Starts building an in-memory store, to switch capabilities off or inject commit or read faults.
+   *
+   * @return a builder with no option set
+   */
   public static InMemoryBuilder inMemoryBuilder() {
     return new InMemoryBuilder();
   }
@@ -46,7 +52,13 @@ public final class TableStores {
     private InMemoryBuilder() {
     }
 
-    /** The name shown in descriptions (default {@code "memory"}). */
+    /**
+     * Sets the name shown in descriptions (default {@code "memory"}).
+     *
+     * @param name the name, e.g. to tell two stores of one test apart in messages
+     * @return this builder
+     * @throws IllegalStateException if the name was already set
+     */
     public InMemoryBuilder name(String name) {
       requireUnset(this.name, "name");
       this.name = Objects.requireNonNull(name, "name");
@@ -57,6 +69,10 @@ public final class TableStores {
      * Whether commits are atomic across tables (default true). With false the store declares and behaves as a store
      * with per-table atomicity only (a failure mid-commit leaves earlier tables written), so the coordinator uses
      * Trident's per-key protocol over it.
+     *
+     * @param atomic whether a commit applies the writes of all tables at once
+     * @return this builder
+     * @throws IllegalStateException if the option was already set
      */
     public InMemoryBuilder atomicMultiTableCommit(boolean atomic) {
       requireUnset(this.atomic, "atomicMultiTableCommit");
@@ -64,14 +80,27 @@ public final class TableStores {
       return this;
     }
 
-    /** Whether leases fence commits (default true). */
+    /**
+     * Sets whether leases fence commits (default true).
+     *
+     * @param fencing whether a transaction begun under a taken-over lease fails its commit; with false the lease is
+     *     only recorded
+     * @return this builder
+     * @throws IllegalStateException if the option was already set
+     */
     public InMemoryBuilder fencing(boolean fencing) {
       requireUnset(this.fencing, "fencing");
       this.fencing = fencing;
       return this;
     }
 
-    /** A fault-injection hook called during commits (default {@link CommitHook#NONE}). */
+    /**
+     * Sets a fault-injection hook called during commits (default {@link CommitHook#NONE}).
+     *
+     * @param hook called once per written table during every commit; an exception it throws fails the commit
+     * @return this builder
+     * @throws IllegalStateException if a hook was already set
+     */
     public InMemoryBuilder commitHook(CommitHook hook) {
       requireUnset(this.hook, "commitHook");
       this.hook = Objects.requireNonNull(hook, "hook");
@@ -82,6 +111,10 @@ public final class TableStores {
      * A fault-injection hook on the read path (default {@link ReadHook#NONE}): every lookup and scan calls
      * {@link ReadHook#beforeRead} with the table's path before reading, and an exception it throws reaches the caller.
      * The store keeps rows as objects, not bytes, so it never calls {@link ReadHook#storedBytes}.
+     *
+     * @param readHook called before every lookup and scan
+     * @return this builder
+     * @throws IllegalStateException if a read hook was already set
      */
     public InMemoryBuilder readHook(ReadHook readHook) {
       requireUnset(this.readHook, "readHook");

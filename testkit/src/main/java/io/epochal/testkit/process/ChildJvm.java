@@ -48,7 +48,14 @@ public final class ChildJvm implements AutoCloseable {
     }, "stderr");
   }
 
-  /** Starts {@code mainClass} with {@code args} in a new JVM over this JVM's classpath. */
+  /**
+   * Starts {@code mainClass} with {@code args} in a new JVM over this JVM's classpath.
+   *
+   * @param mainClass the class whose {@code main} the child runs
+   * @param args the arguments of {@code main}
+   * @return the running child
+   * @throws IOException if the {@code java} process cannot be started
+   */
   public static ChildJvm start(Class<?> mainClass, List<String> args) throws IOException {
     return start(mainClass, List.of(), args);
   }
@@ -56,6 +63,12 @@ public final class ChildJvm implements AutoCloseable {
   /**
    * Starts {@code mainClass} with {@code args} in a new JVM over this JVM's classpath, with extra JVM options (e.g.
    * {@code -Djava.library.path=...} for a native library extracted once).
+   *
+   * @param mainClass the class whose {@code main} the child runs
+   * @param jvmOptions options placed after the kit's own ({@code -Xmx256m}, serial GC, C1 only) and before the class
+   * @param args the arguments of {@code main}
+   * @return the running child
+   * @throws IOException if the {@code java} process cannot be started
    */
   public static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>();
@@ -90,9 +103,12 @@ public final class ChildJvm implements AutoCloseable {
   }
 
   /**
-   * Waits for a stdout line matching {@code match}, skipping others.
+   * Waits for a stdout line matching {@code match}, skipping (and consuming) others.
    *
+   * @param match which line to wait for
+   * @param timeout how long to wait at most
    * @return the line, or null if the child exited or the timeout passed first
+   * @throws InterruptedException if the waiting thread is interrupted
    */
   public String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -112,7 +128,12 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  /** @return the first line already received that matches, consuming the lines received so far; null if none */
+  /**
+   * Looks for a line among those already received, without waiting.
+   *
+   * @param match which line to look for
+   * @return the first line already received that matches, consuming the lines received so far; null if none
+   */
   public String pollLine(Predicate<String> match) {
     String found = null;
     for (String line; (line = lines.poll()) != null;) {
@@ -123,7 +144,12 @@ public final class ChildJvm implements AutoCloseable {
     return found;
   }
 
-  /** Writes a line to the child's stdin. */
+  /**
+   * Writes a line to the child's stdin and flushes it.
+   *
+   * @param line the line, without its line break
+   * @throws UncheckedIOException if the child's stdin is closed (typically: the child exited)
+   */
   public void send(String line) {
     try {
       stdin.write(line + "\n");
@@ -141,17 +167,32 @@ public final class ChildJvm implements AutoCloseable {
     process.toHandle().destroy();
   }
 
-  /** SIGKILL, and wait until the process is gone. */
+  /**
+   * SIGKILL, and wait until the process is gone.
+   *
+   * @throws InterruptedException if the waiting thread is interrupted (the signal is sent)
+   */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor();
   }
 
+  /**
+   * Tells whether the child still runs.
+   *
+   * @return whether the child process has not exited yet
+   */
   public boolean isAlive() {
     return process.isAlive();
   }
 
-  /** Waits for the exit. @return the exit code, or -1 on timeout (the child is then killed) */
+  /**
+   * Waits for the exit; kills the child if it has not exited in time.
+   *
+   * @param timeout how long to wait at most
+   * @return the exit code, or -1 on timeout (the child is then killed)
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
   public int waitFor(Duration timeout) throws InterruptedException {
     if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       return process.exitValue();
@@ -160,11 +201,20 @@ public final class ChildJvm implements AutoCloseable {
     return -1;
   }
 
-  /** Milliseconds since the start. */
+  /**
+   * Tells how long ago the child was started.
+   *
+   * @return the milliseconds since {@link #start} made this child
+   */
   public long ageMillis() {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
   }
 
+  /**
+   * Returns what the child wrote to stderr so far, for failure messages.
+   *
+   * @return the stderr lines received, each ending with a line break, up to about 64 KiB
+   */
   public String stderr() {
     return stderr.toString();
   }

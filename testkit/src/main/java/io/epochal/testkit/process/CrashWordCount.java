@@ -86,6 +86,9 @@ public final class CrashWordCount {
 
   /**
    * Sentence {@code i}: 3 to 12 words from a skewed vocabulary of 3000 words, a pure function of {@code (seed, i)}.
+   *
+   * @param seed the seed of the input; the worker and the {@link Check} of one run use the same
+   * @return the sentence of each index, words {@code w<id>} separated by single spaces
    */
   public static LongFunction<String> sentences(long seed) {
     return i -> {
@@ -101,7 +104,12 @@ public final class CrashWordCount {
     };
   }
 
-  /** @return the words of a sentence */
+  /**
+   * Splits a sentence into its words.
+   *
+   * @param sentence a sentence of {@link #sentences}
+   * @return the words of the sentence, in order
+   */
   public static List<String> words(String sentence) {
     return Arrays.asList(sentence.split(" "));
   }
@@ -109,6 +117,11 @@ public final class CrashWordCount {
   /**
    * Runs the worker over {@code store} in this process until the input is exhausted or the lease is lost.
    *
+   * @param store the store under test, opened by the caller (who closes it)
+   * @param seed the seed of the input ({@link #sentences})
+   * @param count the number of sentences of the input
+   * @param batchSize the sentences per batch
+   * @param protocol the commit protocol of the worker's {@link TableCheckpointStore}
    * @param pauseMillis a pause after each commit (0 for none), to give a test time to act between commits
    * @return 0 when the input was exhausted, {@link #FENCED_EXIT} when another worker took the lease over (the caller
    *     closes the store, prints {@code CLOSED} if it needs to, and exits with it)
@@ -165,8 +178,11 @@ public final class CrashWordCount {
   @FunctionalInterface
   public interface Launcher {
     /**
+     * Starts a worker whose input holds {@code count} sentences.
+     *
      * @param count the number of sentences the worker's input holds
      * @return the started child
+     * @throws IOException if the child JVM cannot be started
      */
     ChildJvm start(long count) throws IOException;
   }
@@ -179,8 +195,13 @@ public final class CrashWordCount {
    * last run finishes the input (the committed and pending position plus a tail) and the counts must be exact.
    *
    * @param name the test's name for its summary line
+   * @param launcher starts a worker child over the store under test
+   * @param check checks the store's tables after each kill and at the end
+   * @param kills how many times to SIGKILL a worker
    * @param seed the seed of the kill schedule (and of the check's input)
    * @return a one-line summary: kills, batches, sentences, distinct words, seconds, seed and the schedule
+   * @throws Exception if a worker cannot be started or waited for
+   * @throws AssertionError if a worker fails to start or commit, the committed txid goes back, or a count is wrong
    */
   public static String sigkillLoop(String name, Launcher launcher, Check check, int kills, long seed)
       throws Exception {
@@ -260,8 +281,12 @@ public final class CrashWordCount {
     private final Recount recount;
 
     /**
+     * Makes a checker of the runs of one input.
+     *
      * @param opener opens the store under test (waiting for a killed worker to let go, if the store needs that); the
      *     check closes it after each {@link #verify}
+     * @param seed the seed of the workers' input ({@link #sentences})
+     * @param protocol the workers' commit protocol, which decides how exact the counts must be
      */
     public Check(Supplier<? extends TableStore> opener, long seed, CommitProtocol protocol) {
       this.opener = Objects.requireNonNull(opener, "opener");

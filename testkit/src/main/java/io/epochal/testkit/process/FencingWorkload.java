@@ -50,6 +50,10 @@ public final class FencingWorkload {
   /**
    * Runs worker A in mode {@code hold} or {@code stream} (see the class documentation); the caller closes the store
    * afterwards.
+   *
+   * @param store the store under test, opened by the caller
+   * @param mode {@code "hold"} or {@code "stream"}
+   * @throws IOException if stdin cannot be read (mode {@code hold})
    */
   public static void run(TableStore store, String mode) throws IOException {
     Table counter = store.openTable(counter());

@@ -44,13 +44,29 @@ public abstract class BackingMapContract<K, C> {
   /** @return a new, empty map (each case calls it once, or twice for independence checks) */
   protected abstract IBackingMap<K, C> createMap();
 
-  /** @return key number {@code i} ({@code i >= 0}); distinct {@code i} give distinct (non-equal) keys */
+  /**
+   * Makes the keys of the cases.
+   *
+   * @param i the key's number, at least 0
+   * @return key number {@code i}; distinct {@code i} give distinct (non-equal) keys
+   */
   protected abstract K key(int i);
 
-  /** @return cell number {@code i} ({@code i >= 0}); distinct {@code i} give distinct cells */
+  /**
+   * Makes the cells of the cases.
+   *
+   * @param i the cell's number, at least 0
+   * @return cell number {@code i}; distinct {@code i} give distinct cells
+   */
   protected abstract C cell(int i);
 
-  /** Asserts that {@code actual} is the cell {@code expected}; the default uses {@code equals}. */
+  /**
+   * Asserts that {@code actual} is the cell {@code expected}; the default uses {@code equals}.
+   *
+   * @param expected the cell that was put
+   * @param actual the cell the map returned, possibly null
+   * @param message what the case checks, for the failure message
+   */
   protected void assertCellEquals(C expected, C actual, String message) {
     assertEquals(expected, actual, message);
   }

@@ -32,7 +32,12 @@ import java.util.Optional;
 public class ForwardingStoreTransaction implements StoreTransaction {
   private final StoreTransaction delegate;
 
-  /** @throws NullPointerException if {@code delegate} is null */
+  /**
+   * Wraps a transaction; every method forwards to it until a subclass overrides the method.
+   *
+   * @param delegate the transaction to forward to
+   * @throws NullPointerException if {@code delegate} is null
+   */
   protected ForwardingStoreTransaction(StoreTransaction delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }

@@ -34,7 +34,12 @@ import java.util.Optional;
 public class ForwardingTableStore implements TableStore {
   private final TableStore delegate;
 
-  /** @throws NullPointerException if {@code delegate} is null */
+  /**
+   * Wraps a store; every method forwards to it until a subclass overrides the method.
+   *
+   * @param delegate the store to forward to
+   * @throws NullPointerException if {@code delegate} is null
+   */
   protected ForwardingTableStore(TableStore delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }

@@ -87,6 +87,9 @@ public final class Epochs {
    * The schema of the checkpoint table {@code (hash, pipeline) -> committed_txid, metadata, pending}. The
    * {@code pending} column holds the pending metadata and the attempt reservation (format 2; format 1, written by
    * earlier versions, holds the pending metadata only and reads as no reservation).
+   *
+   * @param path the checkpoint table's path: the table prefix followed by {@link #CHECKPOINT_TABLE}
+   * @return the schema, with attribute {@code epochal.layout=checkpoint:v1}
    */
   public static TableSchema checkpointSchema(String path) {
     return TableSchema.builder(path).key(PIPELINE, ColumnType.STRING)
@@ -94,27 +97,58 @@ public final class Epochs {
         .requiredValue(PENDING, ColumnType.BYTES).attribute("epochal.layout", "checkpoint:v1").build();
   }
 
+  /**
+   * Returns the table store holding the checkpoint table and the states' tables.
+   *
+   * @return the table store
+   */
   public TableStore store() {
     return store;
   }
 
+  /**
+   * Returns the protocol chosen when the checkpoint store was built.
+   *
+   * @return the protocol in force for every pipeline
+   */
   public CommitProtocol protocol() {
     return protocol;
   }
 
+  /**
+   * Returns the name this worker takes leases under.
+   *
+   * @return the lease owner name
+   */
   public String owner() {
     return owner;
   }
 
+  /**
+   * Returns the prefix of every table this checkpoint store names.
+   *
+   * @return the table prefix, {@code ""} when none was set
+   */
   public String tablePrefix() {
     return tablePrefix;
   }
 
+  /**
+   * Returns the checkpoint table, opened (created if missing) by the constructor.
+   *
+   * @return the checkpoint table
+   */
   public Table checkpointTable() {
     return checkpoints;
   }
 
-  /** The epoch state of {@code pipeline}; the first call takes the pipeline's lease over. */
+  /**
+   * The epoch state of {@code pipeline}; the first call takes the pipeline's lease over.
+   *
+   * @param pipeline the pipeline name
+   * @return the pipeline's epoch state, the same object on every call
+   * @throws NullPointerException if {@code pipeline} is null
+   */
   public PipelineEpoch pipeline(String pipeline) {
     Objects.requireNonNull(pipeline, "pipeline");
     return pipelines.computeIfAbsent(pipeline, p -> {
@@ -124,14 +158,21 @@ public final class Epochs {
     });
   }
 
-  /** What the epochs of {@code pipeline} offer before any batch, without taking its lease. */
+  /**
+   * What the epochs of {@code pipeline} offer before any batch, without taking its lease.
+   *
+   * @param pipeline the pipeline name
+   * @return a staging that reads committed rows and refuses writes
+   */
   public EpochBuffer staging(String pipeline) {
     return new PipelineStaging(this, pipeline);
   }
 
   /**
-   * Claims table {@code path} for writing by {@code claimant}.
+   * Claims table {@code path} for writing by {@code claimant}; claiming again with the same claimant is a no-op.
    *
+   * @param path the path of the table to claim
+   * @param claimant who writes the table, in words the error of a second claimant shows
    * @throws TableClaimedTwiceException if another claimant holds it
    */
   public void claim(String path, String claimant) {
@@ -143,6 +184,14 @@ public final class Epochs {
 
   // ------------------------------------------------------------------ checkpoint rows
 
+  /**
+   * Reads the committed checkpoint of {@code pipeline}, taking its lease over on first use and forgetting the row
+   * this worker last wrote (the next write reads it again).
+   *
+   * @param pipeline the pipeline name
+   * @return the checkpoint, {@link Checkpoint#EMPTY} if the pipeline has no row
+   * @throws StateCorruptedException if the row cannot be decoded
+   */
   public Checkpoint load(String pipeline) {
     pipeline(pipeline);
     forget(pipeline);
@@ -163,6 +212,8 @@ public final class Epochs {
   /**
    * Decodes a row of a checkpoint table (for {@code TableCheckpointStore} and inspection tools).
    *
+   * @param r a row of a table with {@link #checkpointSchema} (its schema is not checked here)
+   * @return the checkpoint the row holds
    * @throws StateCorruptedException if the row cannot be decoded, naming table, pipeline and committed txid
    */
   public static Checkpoint decodeRow(Row r) {
@@ -216,6 +267,15 @@ public final class Epochs {
         .build();
   }
 
+  /**
+   * Records the metadata of started batch {@code txid} in {@code pipeline}'s checkpoint row, in one store transaction
+   * under its lease.
+   *
+   * @param pipeline the pipeline name
+   * @param txid the started batch, above the committed txid
+   * @param metadata the spout metadata of the batch, to replay it identically after a crash
+   * @throws EpochalException if {@code txid} is already committed
+   */
   public void recordPending(String pipeline, long txid, byte[] metadata) {
     Objects.requireNonNull(metadata, "metadata");
     PipelineEpoch epoch = pipeline(pipeline);
@@ -234,7 +294,14 @@ public final class Epochs {
     }
   }
 
-  /** Raises the attempt reservation of {@code pipeline}, in one store transaction under its lease. */
+  /**
+   * Raises the attempt reservation of {@code pipeline}, in one store transaction under its lease; writes nothing if
+   * the reservation already covers the values.
+   *
+   * @param pipeline the pipeline name
+   * @param attemptCeiling the attempt number the engine may number emissions up to
+   * @param txidWindow how many txids above the committed one may be in flight
+   */
   public void reserveAttempts(String pipeline, long attemptCeiling, long txidWindow) {
     PipelineEpoch epoch = pipeline(pipeline);
     try (StoreTransaction tx = store.begin(epoch.lease())) {
@@ -250,12 +317,28 @@ public final class Epochs {
     }
   }
 
+  /**
+   * Commits batch {@code txid} of {@code pipeline}: its checkpoint row, and under the epoch protocol every buffered
+   * state row of the epoch, in one store transaction under the pipeline's lease.
+   *
+   * @param pipeline the pipeline name
+   * @param txid the batch, the committed txid plus one
+   * @param metadata the batch's spout metadata, kept as the committed metadata
+   * @param outbox the batch's sink outputs, kept in the row until the next commit; may be empty
+   */
   public void commit(String pipeline, long txid, byte[] metadata, List<OutboxEntry> outbox) {
     Objects.requireNonNull(metadata, "metadata");
     Objects.requireNonNull(outbox, "outbox");
     pipeline(pipeline).commit(txid, metadata, outbox);
   }
 
+  /**
+   * Drops the epoch buffer of {@code pipeline}'s failed attempt of batch {@code txid}; nothing if the pipeline has
+   * no epoch state yet.
+   *
+   * @param pipeline the pipeline name
+   * @param txid the batch whose attempt failed
+   */
   public void abort(String pipeline, long txid) {
     PipelineEpoch epoch = pipelines.get(Objects.requireNonNull(pipeline, "pipeline"));
     if (epoch != null) {

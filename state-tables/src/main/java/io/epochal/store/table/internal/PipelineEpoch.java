@@ -85,6 +85,9 @@ public final class PipelineEpoch implements EpochBuffer {
   /**
    * Declares that the caller writes for batch {@code txid}.
    *
+   * @param txid the batch whose attempt opens the epoch, at least 1
+   * @return this epoch state, now tagged with {@code txid}
+   * @throws IllegalArgumentException if {@code txid < 1}
    * @throws IllegalStateException if the buffer holds writes declared for another txid (neither committed nor
    *     aborted: a protocol bug)
    */

@@ -22,6 +22,13 @@ public final class PlainLayout<V> implements CellLayout<V> {
   private final Codec<V> codec;
   private final Predicate<? super V> isEmpty;
 
+  /**
+   * Makes the layout; {@link CellLayout#plain} is the public way to it.
+   *
+   * @param codec encodes and decodes the values to and from the {@code value} column's bytes
+   * @param isEmpty which values are empty (their rows are deleted)
+   * @throws NullPointerException if an argument is null
+   */
   public PlainLayout(Codec<V> codec, Predicate<? super V> isEmpty) {
     this.codec = Objects.requireNonNull(codec, "codec");
     this.isEmpty = Objects.requireNonNull(isEmpty, "isEmpty");

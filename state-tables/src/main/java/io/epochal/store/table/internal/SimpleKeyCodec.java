@@ -7,13 +7,26 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
-/** A {@link KeyCodec} from two functions. Immutable and thread-safe if the functions are. Internal. */
+/**
+ * A {@link KeyCodec} from two functions. Immutable and thread-safe if the functions are. Internal.
+ *
+ * @param <K> the key type
+ */
 public final class SimpleKeyCodec<K> implements KeyCodec<K> {
   private final String id;
   private final List<Column> columns;
   private final Function<? super K, ? extends List<?>> toParts;
   private final Function<? super TableKey, ? extends K> fromKey;
 
+  /**
+   * Makes the codec; {@link KeyCodec#of} and the other factories of {@link KeyCodec} are the public way to it.
+   *
+   * @param id a stable identifier of the mapping (recorded on the table)
+   * @param columns the user key columns, in order (copied)
+   * @param toParts the values of the columns for a key, in order
+   * @param fromKey the key of a table key
+   * @throws NullPointerException if an argument is null
+   */
   public SimpleKeyCodec(String id, List<Column> columns, Function<? super K, ? extends List<?>> toParts,
       Function<? super TableKey, ? extends K> fromKey) {
     this.id = Objects.requireNonNull(id, "id");

@@ -55,6 +55,9 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
    * @param store the table store holding {@code table}
    * @param protocol the protocol of the checkpoint store the state was made with
    * @param context the state's context, bound to the pipeline's epochs by the engine
+   * @param table the state's table, opened and claimed by the caller
+   * @param keys maps the state's keys to the table's user key columns
+   * @param layout lays the cells out in the table's value columns
    */
   public TableBackingMap(TableStore store, CommitProtocol protocol, StateContext context, Table table, KeyCodec<K> keys,
       CellLayout<C> layout) {

@@ -34,6 +34,18 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
   private final String ruleName;
   private final Optional<String> explicitPath;
 
+  /**
+   * Makes the factory; {@code TableStates.Builder} is the public way to it.
+   *
+   * @param kind the replay behaviour of {@code rule}
+   * @param keys maps the state's keys to the table's user key columns
+   * @param codecId the value codec's id, recorded as the table attribute {@code epochal.codec}
+   * @param layout lays the cells out in the table's value columns
+   * @param rule makes the map state from the table-backed map and the table path
+   * @param ruleName the rule's name for descriptions, e.g. {@code "TransactionalMap"}
+   * @param explicitPath the table path set with {@code TableStates.Builder.table}, or empty for the default
+   * @throws NullPointerException if an argument is null
+   */
   public TableMapFactory(StateKind kind, KeyCodec<K> keys, String codecId, CellLayout<C> layout,
       BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule, String ruleName,
       Optional<String> explicitPath) {
@@ -46,12 +58,24 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
     this.explicitPath = Objects.requireNonNull(explicitPath, "explicitPath");
   }
 
-  /** The table path of state {@code stateName} of {@code pipeline}, whose tables are named with {@code prefix}. */
+  /**
+   * The table path of state {@code stateName} of {@code pipeline}, whose tables are named with {@code prefix}.
+   *
+   * @param prefix the checkpoint store's table prefix
+   * @param pipeline the pipeline name
+   * @param stateName the state's name in the pipeline
+   * @return the explicit path if one was set, else {@code <prefix><pipeline>/<stateName>}
+   */
   public String tablePath(String prefix, String pipeline, String stateName) {
     return explicitPath.orElseGet(() -> prefix + pipeline + "/" + stateName);
   }
 
-  /** The schema of the state's table. */
+  /**
+   * The schema of the state's table.
+   *
+   * @param path the table's path, normally from {@link #tablePath}
+   * @return the key codec's columns, the layout's value columns, and the layout, key and codec ids as attributes
+   */
   public TableSchema schema(String path) {
     TableSchema.Builder b = TableSchema.builder(path);
     for (Column c : keys.columns()) {
