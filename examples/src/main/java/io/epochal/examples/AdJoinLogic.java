@@ -49,13 +49,20 @@ import java.util.TreeMap;
  * {@code missed-clicks} and {@code missed-factors} (a record of the hour that came after its show was emitted) and
  * {@code duplicate-shows} (a second show of one id while the first is kept); the recomputation never expects them.
  *
- * <p><b>State</b> (one Flow state cell per show id, table {@code <pipeline>/join/shows}): the show time, the joined
- * clicks so far, the best factors so far, and the clicks and factors that came before their show (a click that
- * arrives first waits for its show). Two event-time timer specs: {@code show} holds two timers per show, at
- * {@code ts + H} (emit the show and keep a tombstone, the show time only, to classify late clicks) and at
- * {@code ts + H + L} (delete the cell), which one spec fires in trigger order; {@code orphan} at a waiting record's
- * time gives it up if no show came. All timers are added by
- * {@code process}, none by {@code onTimer}, so the last input batch fires everything that is due.
+ * <p><b>State</b> (Flow state cells keyed by show id): {@code shows} (table {@code <pipeline>/join/shows}) holds the
+ * show time, the joined clicks so far and the best factors so far, with an event-time TTL of {@link #SHOW_TTL} (two
+ * hours); {@code waiting} (table {@code <pipeline>/join/waiting}, no TTL) holds the clicks and factors that came
+ * before their show (a click that arrives first waits for its show). Two event-time timer specs: {@code show} at
+ * {@code ts + H} emits the show and keeps a tombstone (the show time only, to classify late clicks); that write
+ * touches the TTL, so the cell expires once the watermark is two hours past the batch that emitted it, after the
+ * lateness hour ({@code ts + H + L}); a show's cell is written only when it changes, so late and unmatched clicks do
+ * not prolong it. {@code orphan} at a waiting record's time gives it up if no show came. The waiting records are kept
+ * out of the TTL'd state because the watermark may lag a click's time by more than the TTL when the clicks' topic
+ * runs ahead of the shows' (a TTL'd waiting click would vanish uncounted). All timers are added by {@code process},
+ * none by {@code onTimer}, so the last input batch fires everything that is due; the expirations of the cells emitted
+ * in that batch need a later watermark (two hours more), so at the end of an input those cells are left, not due.
+ * A show whose cell expires before its emit timer (the watermark lagged its time by more than {@code TTL - H} when it
+ * was written) fails the batch with an {@link IllegalStateException} naming the show, never a silent drop.
  *
  * <p>Stateless helpers; the processor instances are per partition (not thread-safe, as Flow uses them).
  */
@@ -74,6 +81,15 @@ final class AdJoinLogic {
   static final String DUPLICATE_SHOWS = "duplicate-shows";
   /** The most timers one partition fires per batch: high, so the last batch fires every due timer. */
   static final int MAX_FIRED = 1_000_000;
+  /**
+   * The event-time TTL of the {@code shows} state: a show's cell expires once the watermark is two hours past its last
+   * write (at the latest the emit timer's, at or after {@code ts + H}), so it outlives the lateness hour.
+   */
+  static final Duration SHOW_TTL = Duration.ofHours(2);
+  /** The state of the shows (TTL {@link #SHOW_TTL}); the records that wait for their show are in {@link #WAITING}. */
+  static final String SHOWS = "shows";
+  /** The state of the clicks and factors that came before their show (no TTL: their orphan timers remove them). */
+  static final String WAITING = "waiting";
 
   private AdJoinLogic() {
   }
@@ -174,12 +190,15 @@ final class AdJoinLogic {
   /** The join as a Flow keyed processor, keyed by show id (see the class comment). */
   static final class Processor implements KeyedProcessor<String, AdEvent, Out> {
     private StateClient<String, Entry> cells;
+    private StateClient<String, Entry> waitingCells;
     private TimerClient<String, Void> show;
     private TimerClient<String, Void> orphan;
 
     @Override
     public void init(ProcessorContext<String> ctx) {
-      cells = ctx.state(StateSpec.internal("shows", KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
+      cells = ctx.state(StateSpec.internal(SHOWS, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY)
+          .ttl(SHOW_TTL, TimeDomain.EVENT_TIME).maxExpirationsPerBatch(MAX_FIRED).build());
+      waitingCells = ctx.state(StateSpec.internal(WAITING, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
       show = ctx.timers(TimerSpec.of("show", TimeDomain.EVENT_TIME, Codecs.strings())
           .maxFiredPerBatch(MAX_FIRED).build());
       orphan = ctx.timers(TimerSpec.of("orphan", TimeDomain.EVENT_TIME, Codecs.strings())
@@ -189,14 +208,22 @@ final class AdJoinLogic {
     @Override
     public void process(String showId, List<AdEvent> records, Emitter<Out> out) {
       StateAccessor<Entry> cell = null;
+      StateAccessor<Entry> wait = null;
+      Entry before = null;
       Entry e = null;
+      Entry w = null;
+      Entry waitingBefore = null;
       for (AdEvent r : records) {
         if (r.kind() == AdEvent.Kind.TICK) {
           continue; // only moves the watermark
         }
         if (cell == null) {
           cell = cells.accessor(showId);
-          e = cell.getOrDefault(Entry.EMPTY);
+          before = cell.getOrDefault(Entry.EMPTY);
+          e = before;
+          wait = waitingCells.accessor(showId);
+          w = wait.getOrDefault(Entry.EMPTY);
+          waitingBefore = w;
         }
         switch (r.kind()) {
           case SHOW -> {
@@ -204,24 +231,38 @@ final class AdJoinLogic {
               out.emit(new Out(DUPLICATE_SHOWS, showId, ""));
               continue;
             }
-            List<Waiting> arrivedFirst = e.waiting();
             e = new Entry(r.time(), false, 0, -1, -1, "", List.of());
-            show.add(showId, r.time() + WINDOW);             // emit
-            show.add(showId, r.time() + WINDOW + LATENESS);  // forget
-            for (Waiting w : arrivedFirst) {
-              orphan.delete(showId, w.time());
-              e = w.factors() == null ? click(e, showId, w.time(), out) : factors(e, w.time(), w.factors(), out);
+            show.add(showId, r.time() + WINDOW); // emit; the TTL deletes the cell after the lateness hour
+            for (Waiting x : w.waiting()) {
+              orphan.delete(showId, x.time());
+              e = x.factors() == null ? click(e, showId, x.time(), out) : factors(e, x.time(), x.factors(), out);
+            }
+            w = Entry.EMPTY;
+          }
+          case CLICK -> {
+            if (e.showTime() < 0) {
+              w = waiting(w, showId, new Waiting(r.time(), null));
+            } else {
+              e = click(e, showId, r.time(), out);
             }
           }
-          case CLICK -> e = e.showTime() < 0 ? waiting(e, showId, new Waiting(r.time(), null))
-              : click(e, showId, r.time(), out);
-          case FACTORS -> e = e.showTime() < 0 ? waiting(e, showId, new Waiting(r.time(), r.factors()))
-              : factors(e, r.time(), r.factors(), out);
+          case FACTORS -> {
+            if (e.showTime() < 0) {
+              w = waiting(w, showId, new Waiting(r.time(), r.factors()));
+            } else {
+              e = factors(e, r.time(), r.factors(), out);
+            }
+          }
           default -> throw new IllegalStateException("unexpected " + r);
         }
       }
       if (cell != null) {
-        cell.set(e);
+        if (!e.equals(before)) {
+          cell.set(e); // a write touches the TTL deadline: only when the show's cell changed
+        }
+        if (!w.equals(waitingBefore)) {
+          wait.set(w);
+        }
       }
     }
 
@@ -267,37 +308,36 @@ final class AdJoinLogic {
 
     @Override
     public void onTimer(String showId, Timer timer, Emitter<Out> out) {
-      StateAccessor<Entry> cell = cells.accessor(showId);
-      Entry e = cell.getOrDefault(Entry.EMPTY);
       switch (timer.spec()) {
         case "show" -> {
-          if (e.showTime() < 0 || (timer.trigger() != e.showTime() + WINDOW
-              && timer.trigger() != e.showTime() + WINDOW + LATENESS)) {
+          StateAccessor<Entry> cell = cells.accessor(showId);
+          Entry e = cell.getOrDefault(Entry.EMPTY);
+          if (e.showTime() < 0) {
+            throw new IllegalStateException("the emit timer at " + timer.trigger() + " of show '" + showId
+                + "' fired, but its cell in state '" + SHOWS + "' is absent: it expired (TTL " + SHOW_TTL
+                + " of event time after its last write) before the watermark reached the show's time plus " + WINDOW
+                + " ms, so the watermark lagged the show's time by more than " + (SHOW_TTL.toMillis() - WINDOW)
+                + " ms when it was written");
+          }
+          if (timer.trigger() != e.showTime() + WINDOW || e.emitted()) {
             throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cell holds "
-                + e + ": only the show's own timers are ever added");
+                + e + ": only the show's own emit timer is ever added");
           }
-          if (timer.trigger() == e.showTime() + WINDOW) {
-            cell.set(emit(showId, e, out));
-          } else if (!e.emitted()) {
-            // one spec fires a key's timers in trigger order: the emit timer (ts + H) always fires first
-            throw new IllegalStateException("the forget timer of show '" + showId + "' fired before its emit timer"
-                + " (cell " + e + "): Flow fired one key's timers of one spec out of trigger order");
-          } else {
-            cell.clear();
-          }
+          // the tombstone's write touches the TTL: the cell lives until the watermark is 2 h past this batch's
+          cell.set(emit(showId, e, out));
         }
         case "orphan" -> {
-          if (e.showTime() < 0) {
-            List<Waiting> left = new ArrayList<>();
-            for (Waiting w : e.waiting()) {
-              if (w.time() != timer.trigger()) {
-                left.add(w);
-              } else if (w.factors() == null) {
-                out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
-              }
+          StateAccessor<Entry> wait = waitingCells.accessor(showId);
+          Entry w = wait.getOrDefault(Entry.EMPTY);
+          List<Waiting> left = new ArrayList<>();
+          for (Waiting x : w.waiting()) {
+            if (x.time() != timer.trigger()) {
+              left.add(x);
+            } else if (x.factors() == null) {
+              out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
             }
-            cell.set(new Entry(-1, false, 0, -1, -1, "", left));
           }
+          wait.set(new Entry(-1, false, 0, -1, -1, "", left));
         }
         default -> throw new IllegalStateException("timer of unknown spec " + timer);
       }
