@@ -101,12 +101,17 @@ final class AdJoin {
   }
 
   /**
-   * The join over {@code events}: the Flow computation and the {@code join-counts} state; returns the computation's
+   * The join over {@code events}: the factors computation (the factors records read with a one-hour delay), the join
+   * computation (shows, clicks, the released factors) and the {@code join-counts} state; returns the join's
    * outputs (results and counts), for the caller's sink.
    */
   static Stream<AdJoinLogic.Out> join(Stream<AdEvent> events, ExampleStore store, RandomFaults faults) {
-    Stream<AdJoinLogic.Out> outs = Flow.process(events, AdJoinLogic.COMPUTATION, AdEvent::showId,
-        AdJoinLogic.Processor::new, FlowStates.create(), AdJoinLogic.watermarks());
+    // only the factors are read one hour late, by their own computation; the join reads their released records
+    Stream<AdEvent> released = Flow.process(events.filter(AdJoinLogic::readDelayed), AdJoinLogic.FACTORS_COMPUTATION,
+        AdEvent::showId, AdJoinLogic.Release::new, FlowStates.create(), AdJoinLogic.watermarks(), AdJoinLogic.delay());
+    Stream<AdJoinLogic.Out> outs = Flow.process(events.map(AdJoinLogic::forJoin).merge(released),
+        AdJoinLogic.COMPUTATION, AdEvent::showId, AdJoinLogic.Processor::new, FlowStates.create(),
+        AdJoinLogic.watermarks());
     outs.groupBy(AdJoinLogic.Out::kind).persistentAggregate("join-counts",
         store.counts("join-counts", "transactional", faults), Aggregators.count());
     return outs;
@@ -141,7 +146,7 @@ final class AdJoin {
         .orElse(Long.MIN_VALUE);
     if (maxTime != Long.MIN_VALUE && expected.watermark() >= maxTime + AdJoinLogic.WINDOW + AdJoinLogic.LATENESS
         && due != 0) {
-      problems.add(due + " state cells due (a waiting record, a show cell without a TTL deadline or with one at or"
+      problems.add(due + " state cells due (an open cell, a show cell without a TTL deadline or with one at or"
           + " before the watermark) although the watermark passed every record's time plus two hours");
     }
     if (!problems.isEmpty()) {
@@ -153,15 +158,15 @@ final class AdJoin {
     return Main.OK;
   }
 
-  /** The rows of the join's state tables ({@code shows} and {@code waiting}). */
+  /** The rows of the join's state tables ({@code shows} and {@code open}). */
   static long stateCells(TableExampleStore store) {
     String prefix = PIPELINE + "/" + AdJoinLogic.COMPUTATION + "/";
-    return store.rows(prefix + AdJoinLogic.SHOWS).size() + store.rows(prefix + AdJoinLogic.WAITING).size();
+    return store.rows(prefix + AdJoinLogic.SHOWS).size() + store.rows(prefix + AdJoinLogic.OPEN).size();
   }
 
   /**
-   * The state cells that should be gone at {@code watermark}: every waiting record (its orphan timer fired once the
-   * watermark reached its time) and every show cell without a TTL deadline or with one at or before
+   * The state cells that should be gone at {@code watermark}: every open cell (a show in its hour or a waiting record,
+   * gone once the watermark reached their time plus an hour or their time) and every show cell without a TTL deadline or with one at or before
    * {@code watermark}. Cells whose deadline is after {@code watermark} are not counted: they expire at a later
    * watermark.
    */
@@ -171,7 +176,7 @@ final class AdJoin {
     for (Row r : store.rows(prefix + AdJoinLogic.SHOWS + ".ttl-deadlines")) {
       deadlines.put(r.key().get("key"), r.getLong("deadline"));
     }
-    long due = store.rows(prefix + AdJoinLogic.WAITING).size();
+    long due = store.rows(prefix + AdJoinLogic.OPEN).size();
     for (Row r : store.rows(prefix + AdJoinLogic.SHOWS)) {
       Long deadline = deadlines.get(r.key().get("key"));
       if (deadline == null || deadline <= watermark) {

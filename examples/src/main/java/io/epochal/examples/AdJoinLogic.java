@@ -3,6 +3,7 @@ package io.epochal.examples;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import io.epochal.codec.Codecs;
+import io.epochal.flow.DelaySpec;
 import io.epochal.flow.Emitter;
 import io.epochal.flow.KeyedProcessor;
 import io.epochal.flow.ProcessorContext;
@@ -73,6 +74,10 @@ final class AdJoinLogic {
   static final long BOUND = Duration.ofMinutes(2).toMillis();
   /** The computation's name. */
   static final String COMPUTATION = "join";
+  /** The name of the computation that reads the factors with {@link #FACTORS_DELAY}. */
+  static final String FACTORS_COMPUTATION = "factors";
+  /** The event-time delay of the factors stream: a factors record at {@code tf} reaches the join at {@code tf + 1 h}. */
+  static final Duration FACTORS_DELAY = Duration.ofHours(1);
   static final String SHOWS_EMITTED = "shows-emitted";
   static final String LATE_CLICKS = "late-clicks";
   static final String UNMATCHED_CLICKS = "unmatched-clicks";
@@ -86,10 +91,13 @@ final class AdJoinLogic {
    * write (at the latest the emit timer's, at or after {@code ts + H}), so it outlives the lateness hour.
    */
   static final Duration SHOW_TTL = Duration.ofHours(2);
-  /** The state of the shows (TTL {@link #SHOW_TTL}); the records that wait for their show are in {@link #WAITING}. */
+  /** The state of the shows past their hour (TTL {@link #SHOW_TTL}); before, a show is in {@link #OPEN}. */
   static final String SHOWS = "shows";
-  /** The state of the clicks and factors that came before their show (no TTL: their orphan timers remove them). */
-  static final String WAITING = "waiting";
+  /**
+   * The state of the shows in their hour and of the clicks and factors that came before their show (no TTL: the
+   * show's first timer moves it to {@link #SHOWS}, the orphan timers remove the waiting records).
+   */
+  static final String OPEN = "open";
 
   private AdJoinLogic() {
   }
@@ -121,12 +129,13 @@ final class AdJoinLogic {
   }
 
   /**
-   * One show id's cell. {@code showTime} -1: no show yet; {@code emitted}: a tombstone after the show's result.
+   * One show id's cell. {@code showTime} -1: no show yet; {@code complete}: the show's hour is over (its clicks are
+   * all joined); {@code emitted}: a tombstone after the show's result (keeping the emitted factors' time).
    * Immutable; {@link #EMPTY} is stored as no row.
    */
-  record Entry(long showTime, boolean emitted, int clicks, long firstClick, long factorsTime, String factors,
-      List<Waiting> waiting) {
-    static final Entry EMPTY = new Entry(-1, false, 0, -1, -1, "", List.of());
+  record Entry(long showTime, boolean complete, boolean emitted, int clicks, long firstClick, long factorsTime,
+      String factors, List<Waiting> waiting) {
+    static final Entry EMPTY = new Entry(-1, false, false, 0, -1, -1, "", List.of());
 
     Entry {
       Objects.requireNonNull(factors, "factors");
@@ -140,7 +149,8 @@ final class AdJoinLogic {
 
     @Override
     public byte[] encode(Entry e) {
-      StringBuilder sb = new StringBuilder("v1|").append(e.showTime()).append('|').append(e.emitted() ? 1 : 0)
+      StringBuilder sb = new StringBuilder("v2|").append(e.showTime()).append('|').append(e.complete() ? 1 : 0)
+          .append('|').append(e.emitted() ? 1 : 0)
           .append('|').append(e.clicks()).append('|').append(e.firstClick()).append('|').append(e.factorsTime())
           .append('|').append(b64(e.factors())).append('|');
       for (int i = 0; i < e.waiting().size(); i++) {
@@ -154,20 +164,20 @@ final class AdJoinLogic {
     public Entry decode(byte[] bytes) {
       String s = STRINGS.decode(bytes);
       String[] f = s.split("\\|", -1);
-      if (f.length != 8 || !f[0].equals("v1")) {
+      if (f.length != 9 || !f[0].equals("v2")) {
         throw new CodecException(id() + " cannot decode '" + s + "'");
       }
       try {
         List<Waiting> waiting = new ArrayList<>();
-        if (!f[7].isEmpty()) {
-          for (String w : f[7].split(",")) {
+        if (!f[8].isEmpty()) {
+          for (String w : f[8].split(",")) {
             int colon = w.indexOf(':');
             waiting.add(colon < 0 ? new Waiting(Long.parseLong(w), null)
                 : new Waiting(Long.parseLong(w.substring(0, colon)), unb64(w.substring(colon + 1))));
           }
         }
-        return new Entry(Long.parseLong(f[1]), f[2].equals("1"), Integer.parseInt(f[3]), Long.parseLong(f[4]),
-            Long.parseLong(f[5]), unb64(f[6]), waiting);
+        return new Entry(Long.parseLong(f[1]), f[2].equals("1"), f[3].equals("1"), Integer.parseInt(f[4]),
+            Long.parseLong(f[5]), Long.parseLong(f[6]), unb64(f[7]), waiting);
       } catch (IllegalArgumentException e) {
         throw new CodecException(id() + " cannot decode '" + s + "': " + e.getMessage());
       }
@@ -175,22 +185,98 @@ final class AdJoinLogic {
 
     @Override
     public String id() {
-      return "epochal-examples-ad-join-entry:v1";
+      return "epochal-examples-ad-join-entry:v2";
     }
 
-    private static String b64(String s) {
+    static String b64(String s) {
       return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String unb64(String s) {
+    static String unb64(String s) {
       return new String(Base64.getDecoder().decode(s), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The input of the {@link #FACTORS_COMPUTATION}: the factors records and the factors topic's ticks. */
+  static boolean readDelayed(AdEvent e) {
+    return e.kind() == AdEvent.Kind.FACTORS || (e.kind() == AdEvent.Kind.TICK && e.topicIndex() == 2);
+  }
+
+  /**
+   * What the join computation reads of an input record: a factors record as a tick of its time and source partition
+   * (it moves the join's watermark as it moves the factors computation's, so that the join's watermark never passes
+   * the factors' and a timer never fires before the factors of its time were released; its content comes later,
+   * delayed); every other record as it is.
+   */
+  static AdEvent forJoin(AdEvent e) {
+    return e.kind() == AdEvent.Kind.FACTORS ? new AdEvent(AdEvent.Kind.TICK, AdEvent.TICK_KEY, e.time(), "", e.source())
+        : e;
+  }
+
+  /** The delay of the factors computation: {@link #FACTORS_DELAY}, releasing every due record in one batch. */
+  static DelaySpec<AdEvent> delay() {
+    return DelaySpec.of(FACTORS_DELAY, new EventCodec()).withMaxReleasedPerBatch(MAX_FIRED);
+  }
+
+  /**
+   * The factors computation's processor: passes each factors record on as the delay releases it (at the watermark
+   * {@code tf + 1 h}, with its own time {@code tf}); drops the ticks (they only move the watermark). Stateless.
+   */
+  static final class Release implements KeyedProcessor<String, AdEvent, AdEvent> {
+    @Override
+    public void init(ProcessorContext<String> ctx) {
+    }
+
+    @Override
+    public void process(String showId, List<AdEvent> records, Emitter<AdEvent> out) {
+      for (AdEvent r : records) {
+        if (r.kind() == AdEvent.Kind.FACTORS) {
+          out.emit(r);
+        }
+      }
+    }
+
+    @Override
+    public void onTimer(String showId, Timer timer, Emitter<AdEvent> out) {
+      throw new IllegalStateException("the factors computation adds no timers, but " + timer + " fired");
+    }
+  }
+
+  /** Encodes an {@link AdEvent} (the records the delay buffers) as UTF-8 text (id and factors in Base64). */
+  static final class EventCodec implements Codec<AdEvent> {
+    private static final Codec<String> STRINGS = Codecs.strings();
+
+    @Override
+    public byte[] encode(AdEvent e) {
+      return STRINGS.encode("v1|" + e.kind().name() + "|" + EntryCodec.b64(e.showId()) + "|" + e.time() + "|"
+          + e.source() + "|" + EntryCodec.b64(e.factors()));
+    }
+
+    @Override
+    public AdEvent decode(byte[] bytes) {
+      String s = STRINGS.decode(bytes);
+      String[] f = s.split("\\|", -1);
+      if (f.length != 6 || !f[0].equals("v1")) {
+        throw new CodecException(id() + " cannot decode '" + s + "'");
+      }
+      try {
+        return new AdEvent(AdEvent.Kind.valueOf(f[1]), EntryCodec.unb64(f[2]), Long.parseLong(f[3]), EntryCodec.unb64(f[5]),
+            Integer.parseInt(f[4]));
+      } catch (IllegalArgumentException e) {
+        throw new CodecException(id() + " cannot decode '" + s + "': " + e.getMessage());
+      }
+    }
+
+    @Override
+    public String id() {
+      return "epochal-examples-ad-join-event:v1";
     }
   }
 
   /** The join as a Flow keyed processor, keyed by show id (see the class comment). */
   static final class Processor implements KeyedProcessor<String, AdEvent, Out> {
     private StateClient<String, Entry> cells;
-    private StateClient<String, Entry> waitingCells;
+    private StateClient<String, Entry> openCells;
     private TimerClient<String, Void> show;
     private TimerClient<String, Void> orphan;
 
@@ -198,7 +284,7 @@ final class AdJoinLogic {
     public void init(ProcessorContext<String> ctx) {
       cells = ctx.state(StateSpec.internal(SHOWS, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY)
           .ttl(SHOW_TTL, TimeDomain.EVENT_TIME).maxExpirationsPerBatch(MAX_FIRED).build());
-      waitingCells = ctx.state(StateSpec.internal(WAITING, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
+      openCells = ctx.state(StateSpec.internal(OPEN, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
       show = ctx.timers(TimerSpec.of("show", TimeDomain.EVENT_TIME, Codecs.strings())
           .maxFiredPerBatch(MAX_FIRED).build());
       orphan = ctx.timers(TimerSpec.of("orphan", TimeDomain.EVENT_TIME, Codecs.strings())
@@ -208,22 +294,19 @@ final class AdJoinLogic {
     @Override
     public void process(String showId, List<AdEvent> records, Emitter<Out> out) {
       StateAccessor<Entry> cell = null;
-      StateAccessor<Entry> wait = null;
       Entry before = null;
       Entry e = null;
-      Entry w = null;
-      Entry waitingBefore = null;
       for (AdEvent r : records) {
         if (r.kind() == AdEvent.Kind.TICK) {
           continue; // only moves the watermark
         }
         if (cell == null) {
-          cell = cells.accessor(showId);
-          before = cell.getOrDefault(Entry.EMPTY);
+          // a show past its hour is in the TTL'd state; before, the show and the waiting records are in the open one
+          StateAccessor<Entry> closed = cells.accessor(showId);
+          Entry c = closed.getOrDefault(Entry.EMPTY);
+          cell = c.showTime() >= 0 ? closed : openCells.accessor(showId);
+          before = c.showTime() >= 0 ? c : cell.getOrDefault(Entry.EMPTY);
           e = before;
-          wait = waitingCells.accessor(showId);
-          w = wait.getOrDefault(Entry.EMPTY);
-          waitingBefore = w;
         }
         switch (r.kind()) {
           case SHOW -> {
@@ -231,38 +314,27 @@ final class AdJoinLogic {
               out.emit(new Out(DUPLICATE_SHOWS, showId, ""));
               continue;
             }
-            e = new Entry(r.time(), false, 0, -1, -1, "", List.of());
-            show.add(showId, r.time() + WINDOW); // emit; the TTL deletes the cell after the lateness hour
-            for (Waiting x : w.waiting()) {
-              orphan.delete(showId, x.time());
-              e = x.factors() == null ? click(e, showId, x.time(), out) : factors(e, x.time(), x.factors(), out);
-            }
-            w = Entry.EMPTY;
-          }
-          case CLICK -> {
-            if (e.showTime() < 0) {
-              w = waiting(w, showId, new Waiting(r.time(), null));
-            } else {
-              e = click(e, showId, r.time(), out);
+            List<Waiting> arrivedFirst = e.waiting();
+            e = new Entry(r.time(), false, false, 0, -1, -1, "", List.of());
+            show.add(showId, r.time() + WINDOW);                               // the hour's clicks are complete
+            show.add(showId, r.time() + WINDOW + FACTORS_DELAY.toMillis());    // emit if no factors came
+            for (Waiting w : arrivedFirst) {
+              orphan.delete(showId, w.time());
+              e = w.factors() == null ? click(e, showId, w.time(), out) : factors(e, w.time(), w.factors(), out);
             }
           }
-          case FACTORS -> {
-            if (e.showTime() < 0) {
-              w = waiting(w, showId, new Waiting(r.time(), r.factors()));
-            } else {
-              e = factors(e, r.time(), r.factors(), out);
-            }
-          }
+          case CLICK -> e = e.showTime() < 0 ? waiting(e, showId, new Waiting(r.time(), null))
+              : click(e, showId, r.time(), out);
+          case FACTORS -> e = e.showTime() < 0 ? waiting(e, showId, new Waiting(r.time(), r.factors()))
+              : factors(e, r.time(), r.factors(), out);
           default -> throw new IllegalStateException("unexpected " + r);
         }
       }
-      if (cell != null) {
-        if (!e.equals(before)) {
-          cell.set(e); // a write touches the TTL deadline: only when the show's cell changed
-        }
-        if (!w.equals(waitingBefore)) {
-          wait.set(w);
-        }
+      if (e != null && e.complete() && !e.emitted() && e.factorsTime() >= 0) {
+        e = emit(showId, e, out); // the (delayed) factors came after the hour: emit now
+      }
+      if (cell != null && !e.equals(before)) {
+        cell.set(e); // a write to the TTL'd state touches its deadline: only when the cell changed
       }
     }
 
@@ -270,7 +342,8 @@ final class AdJoinLogic {
       List<Waiting> ws = new ArrayList<>(e.waiting());
       ws.add(w);
       orphan.add(showId, w.time());
-      return new Entry(e.showTime(), e.emitted(), e.clicks(), e.firstClick(), e.factorsTime(), e.factors(), ws);
+      return new Entry(e.showTime(), e.complete(), e.emitted(), e.clicks(), e.firstClick(), e.factorsTime(),
+          e.factors(), ws);
     }
 
     private static Entry click(Entry e, String showId, long t, Emitter<Out> out) {
@@ -283,12 +356,12 @@ final class AdJoinLogic {
         out.emit(new Out(LATE_CLICKS, showId, ""));
         return e;
       }
-      if (e.emitted()) {
+      if (e.complete()) {
         out.emit(new Out(MISSED_CLICKS, showId, ""));
         return e;
       }
-      return new Entry(ts, false, e.clicks() + 1, e.clicks() == 0 ? t : Math.min(t, e.firstClick()), e.factorsTime(),
-          e.factors(), e.waiting());
+      return new Entry(ts, false, false, e.clicks() + 1, e.clicks() == 0 ? t : Math.min(t, e.firstClick()),
+          e.factorsTime(), e.factors(), e.waiting());
     }
 
     private static Entry factors(Entry e, long t, String factors, Emitter<Out> out) {
@@ -297,11 +370,13 @@ final class AdJoinLogic {
         return e; // not the factors of this show's hour
       }
       if (e.emitted()) {
-        out.emit(new Out(MISSED_FACTORS, "", ""));
-        return e;
+        if (e.factorsTime() < 0 || t < e.factorsTime()) {
+          out.emit(new Out(MISSED_FACTORS, "", "")); // emitted without them, or with later ones
+        }
+        return e; // a later factors record of the hour: the first released (earliest) is the show's
       }
-      if (t > e.factorsTime() || (t == e.factorsTime() && factors.compareTo(e.factors()) > 0)) {
-        return new Entry(ts, false, e.clicks(), e.firstClick(), t, factors, e.waiting());
+      if (e.factorsTime() < 0 || t < e.factorsTime() || (t == e.factorsTime() && factors.compareTo(e.factors()) > 0)) {
+        return new Entry(ts, e.complete(), false, e.clicks(), e.firstClick(), t, factors, e.waiting());
       }
       return e;
     }
@@ -310,34 +385,46 @@ final class AdJoinLogic {
     public void onTimer(String showId, Timer timer, Emitter<Out> out) {
       switch (timer.spec()) {
         case "show" -> {
+          StateAccessor<Entry> open = openCells.accessor(showId);
+          Entry o = open.getOrDefault(Entry.EMPTY);
           StateAccessor<Entry> cell = cells.accessor(showId);
           Entry e = cell.getOrDefault(Entry.EMPTY);
-          if (e.showTime() < 0) {
-            throw new IllegalStateException("the emit timer at " + timer.trigger() + " of show '" + showId
-                + "' fired, but its cell in state '" + SHOWS + "' is absent: it expired (TTL " + SHOW_TTL
-                + " of event time after its last write) before the watermark reached the show's time plus " + WINDOW
-                + " ms, so the watermark lagged the show's time by more than " + (SHOW_TTL.toMillis() - WINDOW)
-                + " ms when it was written");
+          if (o.showTime() >= 0 && timer.trigger() == o.showTime() + WINDOW && !o.complete()) {
+            // the hour's clicks are all joined: the show moves to the TTL'd state (the write touches its deadline:
+            // the watermark is past ts + H, so it lives past ts + 3 h, after the lateness hour and the factors'
+            // delay) and is emitted if its (delayed) factors are already here
+            Entry c = new Entry(o.showTime(), true, false, o.clicks(), o.firstClick(), o.factorsTime(), o.factors(),
+                List.of());
+            cell.set(c.factorsTime() >= 0 ? emit(showId, c, out) : c);
+            open.clear();
+          } else if (e.showTime() >= 0 && timer.trigger() == e.showTime() + WINDOW + FACTORS_DELAY.toMillis()
+              && e.complete()) {
+            if (!e.emitted()) {
+              // every factors record of the hour was released by now (the factors' watermark is at or ahead of the
+              // join's): the show has none
+              cell.set(emit(showId, e, out));
+            }
+          } else {
+            throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cells hold "
+                + o + " (state '" + OPEN + "') and " + e + " (state '" + SHOWS + "', TTL " + SHOW_TTL + "): only the"
+                + " show's own two timers are ever added, one spec fires them in trigger order, and the TTL'd cell"
+                + " is written at the first, with the watermark past the show's time plus " + WINDOW + " ms");
           }
-          if (timer.trigger() != e.showTime() + WINDOW || e.emitted()) {
-            throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cell holds "
-                + e + ": only the show's own emit timer is ever added");
-          }
-          // the tombstone's write touches the TTL: the cell lives until the watermark is 2 h past this batch's
-          cell.set(emit(showId, e, out));
         }
         case "orphan" -> {
-          StateAccessor<Entry> wait = waitingCells.accessor(showId);
-          Entry w = wait.getOrDefault(Entry.EMPTY);
-          List<Waiting> left = new ArrayList<>();
-          for (Waiting x : w.waiting()) {
-            if (x.time() != timer.trigger()) {
-              left.add(x);
-            } else if (x.factors() == null) {
-              out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
+          StateAccessor<Entry> open = openCells.accessor(showId);
+          Entry o = open.getOrDefault(Entry.EMPTY);
+          if (o.showTime() < 0) {
+            List<Waiting> left = new ArrayList<>();
+            for (Waiting x : o.waiting()) {
+              if (x.time() != timer.trigger()) {
+                left.add(x);
+              } else if (x.factors() == null) {
+                out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
+              }
             }
+            open.set(new Entry(-1, false, false, 0, -1, -1, "", left));
           }
-          wait.set(new Entry(-1, false, 0, -1, -1, "", left));
         }
         default -> throw new IllegalStateException("timer of unknown spec " + timer);
       }
@@ -346,7 +433,7 @@ final class AdJoinLogic {
     private static Entry emit(String showId, Entry e, Emitter<Out> out) {
       out.emit(new Out(SHOWS_EMITTED, showId, line(e.showTime(), e.clicks(), e.firstClick(), e.factorsTime(),
           e.factors())));
-      return new Entry(e.showTime(), true, 0, -1, -1, "", List.of());
+      return new Entry(e.showTime(), true, true, 0, -1, e.factorsTime(), "", List.of());
     }
   }
 
@@ -369,15 +456,21 @@ final class AdJoinLogic {
    */
   static Expected recompute(List<AdEvent> input) {
     Map<Integer, Long> maxBySource = new HashMap<>();
+    Map<Integer, Long> maxByFactorsSource = new HashMap<>();
     Map<String, Long> showTime = new HashMap<>();
     for (AdEvent e : input) {
       maxBySource.merge(e.source(), e.time(), Math::max);
+      if (e.topicIndex() == 2) {
+        maxByFactorsSource.merge(e.source(), e.time(), Math::max);
+      }
       if (e.kind() == AdEvent.Kind.SHOW) {
         showTime.putIfAbsent(e.showId(), e.time());
       }
     }
     long watermark = maxBySource.isEmpty() ? Long.MIN_VALUE
         : maxBySource.values().stream().mapToLong(Long::longValue).min().getAsLong() - BOUND;
+    long factorsWatermark = maxByFactorsSource.isEmpty() ? Long.MIN_VALUE
+        : maxByFactorsSource.values().stream().mapToLong(Long::longValue).min().getAsLong() - BOUND;
     Map<String, long[]> joined = new HashMap<>(); // clicks, first click
     Map<String, Map.Entry<Long, String>> factors = new HashMap<>();
     Map<String, Long> counts = new TreeMap<>();
@@ -399,7 +492,7 @@ final class AdJoinLogic {
         }
       } else if (e.kind() == AdEvent.Kind.FACTORS && ts != null && e.time() >= ts && e.time() <= ts + WINDOW) {
         Map.Entry<Long, String> best = factors.get(e.showId());
-        if (best == null || e.time() > best.getKey()
+        if (best == null || e.time() < best.getKey()
             || (e.time() == best.getKey() && e.factors().compareTo(best.getValue()) > 0)) {
           factors.put(e.showId(), Map.entry(e.time(), e.factors()));
         }
@@ -407,9 +500,10 @@ final class AdJoinLogic {
     }
     Map<String, String> outputs = new TreeMap<>();
     showTime.forEach((id, ts) -> {
-      if (ts + WINDOW <= watermark) {
+      Map.Entry<Long, String> f = factors.get(id);
+      boolean released = f != null && f.getKey() + FACTORS_DELAY.toMillis() <= factorsWatermark;
+      if ((ts + WINDOW <= watermark && released) || ts + WINDOW + FACTORS_DELAY.toMillis() <= watermark) {
         long[] j = joined.getOrDefault(id, new long[] {0, -1});
-        Map.Entry<Long, String> f = factors.get(id);
         outputs.put(id, line(ts, (int) j[0], j[1], f == null ? -1 : f.getKey(), f == null ? "" : f.getValue()));
       }
     });
