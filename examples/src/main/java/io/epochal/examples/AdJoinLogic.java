@@ -30,14 +30,15 @@ import java.util.TreeMap;
  * The click/show join of the {@code ad-join} example (the YTsaurus Flow article's use case), as a Flow keyed processor
  * over event time, and the batch recomputation that verifies it.
  *
- * <p><b>What it computes</b>, per show id, with {@code H} = {@link #WINDOW} (one hour) and {@code L} =
- * {@link #LATENESS} (one more hour):
+ * <p><b>What it computes</b>, per show id, with {@code H} = {@link #WINDOW} (one hour), {@code L} =
+ * {@link #LATENESS} (one more hour) and {@code D} = {@link #FACTORS_DELAY} (one hour):
  * <ul>
- *   <li>a show at {@code ts} is emitted once the watermark reaches {@code ts + H}: (show id, show time, clicked?,
- *       the first joined click's time, the number of joined clicks, the factors) — a click joins if its time is in
- *       {@code [ts, ts + H]}; the factors are those of the factors record with the latest time in
- *       {@code [ts, ts + H]} (ties: the greatest value), as the article reads the factors stream with a one-hour
- *       delay;</li>
+ *   <li>a show at {@code ts}: (show id, show time, clicked?, the first joined click's time, the number of joined
+ *       clicks, the factors) — a click joins if its time is in {@code [ts, ts + H]}; the factors are those of the
+ *       factors record with the earliest time in {@code [ts, ts + H]} (ties: the greatest value), the first one the
+ *       factors computation ({@link #FACTORS_COMPUTATION}, the factors read with the delay {@code D}, as the article
+ *       reads them) releases. It is emitted when those factors reach the join after the show's hour (the join's
+ *       watermark reached {@code ts + H}), or at {@code ts + H + D} without factors;</li>
  *   <li>a click in {@code (ts + H, ts + H + L]} is counted as {@code late-clicks}; a click before its show, after
  *       {@code ts + H + L}, or on a show id that never shows (counted once the watermark reaches the click's time) as
  *       {@code unmatched-clicks}; each emitted show as {@code shows-emitted}.</li>
@@ -46,24 +47,27 @@ import java.util.TreeMap;
  * interleaved between topics, as long as every source partition is ordered within the watermark's bound
  * ({@link #BOUND}): a record never comes later than {@code BOUND} of event time after a record of its partition.
  * Then, when a timer at {@code T} fires, every record with a time {@code <= T} has been processed (it is not late,
- * and timers fire after a batch's records). Two counters expose a violation instead of hiding it:
- * {@code missed-clicks} and {@code missed-factors} (a record of the hour that came after its show was emitted) and
- * {@code duplicate-shows} (a second show of one id while the first is kept); the recomputation never expects them.
+ * and timers fire after a batch's records). The join reads every factors record as a tick of its time and partition
+ * ({@link #forJoin}), so its watermark is never ahead of the factors computation's, which releases every record with
+ * {@code tf + D} at or below its watermark in the batch (the release bound is {@link #MAX_FIRED}) and upstream of the
+ * join: when the timer at {@code ts + H + D} fires, every factors record of the show's hour was released. Counters
+ * expose a violation instead of hiding it: {@code missed-clicks} and {@code missed-factors} (a record of the hour
+ * that came after its show's hour was closed or emitted) and {@code duplicate-shows} (a second show of one id while
+ * the first is kept); the recomputation never expects them.
  *
- * <p><b>State</b> (Flow state cells keyed by show id): {@code shows} (table {@code <pipeline>/join/shows}) holds the
- * show time, the joined clicks so far and the best factors so far, with an event-time TTL of {@link #SHOW_TTL} (two
- * hours); {@code waiting} (table {@code <pipeline>/join/waiting}, no TTL) holds the clicks and factors that came
- * before their show (a click that arrives first waits for its show). Two event-time timer specs: {@code show} at
- * {@code ts + H} emits the show and keeps a tombstone (the show time only, to classify late clicks); that write
- * touches the TTL, so the cell expires once the watermark is two hours past the batch that emitted it, after the
- * lateness hour ({@code ts + H + L}); a show's cell is written only when it changes, so late and unmatched clicks do
- * not prolong it. {@code orphan} at a waiting record's time gives it up if no show came. The waiting records are kept
- * out of the TTL'd state because the watermark may lag a click's time by more than the TTL when the clicks' topic
- * runs ahead of the shows' (a TTL'd waiting click would vanish uncounted). All timers are added by {@code process},
- * none by {@code onTimer}, so the last input batch fires everything that is due; the expirations of the cells emitted
- * in that batch need a later watermark (two hours more), so at the end of an input those cells are left, not due.
- * A show whose cell expires before its emit timer (the watermark lagged its time by more than {@code TTL - H} when it
- * was written) fails the batch with an {@link IllegalStateException} naming the show, never a silent drop.
+ * <p><b>State</b> (Flow state cells keyed by show id): {@code open} (table {@code <pipeline>/join/open}, no TTL)
+ * holds a show in its hour (show time, joined clicks, factors released so far) and the clicks and factors that came
+ * before their show; {@code shows} (table {@code <pipeline>/join/shows}) holds a show past its hour, with an
+ * event-time TTL of {@link #SHOW_TTL} (two hours). Two event-time timer specs: {@code show} holds two timers per show,
+ * fired in trigger order: at {@code ts + H} the show moves from {@code open} to {@code shows} (emitted if its factors
+ * are there; that write touches the TTL at a watermark past {@code ts + H}, so the cell outlives the lateness hour
+ * and the delay), at {@code ts + H + D} it is emitted without factors if it was not; after emission the cell keeps a
+ * tombstone (the show time, to classify late clicks) until the TTL expires it. A {@code shows} cell is written only
+ * when it changes, so late and unmatched clicks do not prolong it. {@code orphan} at a waiting record's time gives it
+ * up if no show came. A show does not go to the TTL'd state on arrival: written while the watermark lags its time by
+ * more than {@code TTL - H}, it would expire before its hour ends. All timers are added by {@code process}, none by
+ * {@code onTimer}, so the last input batch fires everything that is due; the expirations of the cells written in that
+ * batch need a later watermark (two hours more), so at the end of an input those cells are left, not due.
  *
  * <p>Stateless helpers; the processor instances are per partition (not thread-safe, as Flow uses them).
  */
@@ -449,8 +453,9 @@ final class AdJoinLogic {
   }
 
   /**
-   * Recomputes the join over {@code input} with plain maps: a show is emitted iff {@code ts + H} is at or below the
-   * final watermark; clicks of a show id that shows are classified by their times, those of a show id that never
+   * Recomputes the join over {@code input} with plain maps: a show is emitted iff {@code ts + H + D} is at or below
+   * the final watermark, or {@code ts + H} is and its factors' {@code tf + D} is at or below the final watermark of
+   * the factors' partitions (they were released); clicks of a show id that shows are classified by their times, those of a show id that never
    * shows count as unmatched iff their time is at or below the final watermark (when their orphan timer fires).
    * Assumes show ids are unique (the first show of an id is kept, as the processor keeps it).
    */
