@@ -166,7 +166,8 @@ final class AdJoin {
 
   /**
    * The state cells that should be gone at {@code watermark}: every open cell (a show in its hour or a waiting record,
-   * gone once the watermark reached their time plus an hour or their time) and every show cell without a TTL deadline or with one at or before
+   * gone once the watermark reached their time plus an hour or their time) and every show cell without a TTL
+   * deadline or with one at or before
    * {@code watermark}. Cells whose deadline is after {@code watermark} are not counted: they expire at a later
    * watermark.
    */

@@ -80,7 +80,7 @@ final class AdJoinLogic {
   static final String COMPUTATION = "join";
   /** The name of the computation that reads the factors with {@link #FACTORS_DELAY}. */
   static final String FACTORS_COMPUTATION = "factors";
-  /** The event-time delay of the factors stream: a factors record at {@code tf} reaches the join at {@code tf + 1 h}. */
+  /** The event-time delay of the factors: a factors record at {@code tf} reaches the join at {@code tf + 1 h}. */
   static final Duration FACTORS_DELAY = Duration.ofHours(1);
   static final String SHOWS_EMITTED = "shows-emitted";
   static final String LATE_CLICKS = "late-clicks";
@@ -264,8 +264,8 @@ final class AdJoinLogic {
         throw new CodecException(id() + " cannot decode '" + s + "'");
       }
       try {
-        return new AdEvent(AdEvent.Kind.valueOf(f[1]), EntryCodec.unb64(f[2]), Long.parseLong(f[3]), EntryCodec.unb64(f[5]),
-            Integer.parseInt(f[4]));
+        return new AdEvent(AdEvent.Kind.valueOf(f[1]), EntryCodec.unb64(f[2]), Long.parseLong(f[3]),
+            EntryCodec.unb64(f[5]), Integer.parseInt(f[4]));
       } catch (IllegalArgumentException e) {
         throw new CodecException(id() + " cannot decode '" + s + "': " + e.getMessage());
       }
@@ -455,7 +455,8 @@ final class AdJoinLogic {
   /**
    * Recomputes the join over {@code input} with plain maps: a show is emitted iff {@code ts + H + D} is at or below
    * the final watermark, or {@code ts + H} is and its factors' {@code tf + D} is at or below the final watermark of
-   * the factors' partitions (they were released); clicks of a show id that shows are classified by their times, those of a show id that never
+   * the factors' partitions (they were released); clicks of a show id that shows are classified by their times,
+   * those of a show id that never
    * shows count as unmatched iff their time is at or below the final watermark (when their orphan timer fires).
    * Assumes show ids are unique (the first show of an id is kept, as the processor keeps it).
    */

@@ -144,9 +144,9 @@ class AdJoinCrashIT {
     assertEquals(0, due, () -> "state cells due (of " + cells + " left)");
     System.out.printf("AdJoinCrashIT: %d SIGKILLs (%d before the pipeline was built), last committed txid before"
         + " the final run %d, %d shows read exactly once by a read_committed consumer and equal to the batch"
-        + " recomputation, counts %s, %d state cells left (none due), %d s, seed %d; kills as phase+delay:committed txid after it:%s%n", killed,
-        beforeBuilt, lastTxid, published.size(), counts, cells, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
-        seed, schedule);
+        + " recomputation, counts %s, %d state cells left (none due), %d s, seed %d; kills as phase+delay:committed"
+        + " txid after it:%s%n", killed, beforeBuilt, lastTxid, published.size(), counts, cells,
+        Duration.ofNanos(System.nanoTime() - started).toSeconds(), seed, schedule);
   }
 
   private long committedTxid() {
