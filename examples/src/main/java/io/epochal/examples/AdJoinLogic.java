@@ -3,6 +3,7 @@ package io.epochal.examples;
 import io.epochal.codec.Codec;
 import io.epochal.codec.CodecException;
 import io.epochal.codec.Codecs;
+import io.epochal.flow.DelaySpec;
 import io.epochal.flow.Emitter;
 import io.epochal.flow.KeyedProcessor;
 import io.epochal.flow.ProcessorContext;
@@ -29,14 +30,15 @@ import java.util.TreeMap;
  * The click/show join of the {@code ad-join} example (the YTsaurus Flow article's use case), as a Flow keyed processor
  * over event time, and the batch recomputation that verifies it.
  *
- * <p><b>What it computes</b>, per show id, with {@code H} = {@link #WINDOW} (one hour) and {@code L} =
- * {@link #LATENESS} (one more hour):
+ * <p><b>What it computes</b>, per show id, with {@code H} = {@link #WINDOW} (one hour), {@code L} =
+ * {@link #LATENESS} (one more hour) and {@code D} = {@link #FACTORS_DELAY} (one hour):
  * <ul>
- *   <li>a show at {@code ts} is emitted once the watermark reaches {@code ts + H}: (show id, show time, clicked?,
- *       the first joined click's time, the number of joined clicks, the factors) — a click joins if its time is in
- *       {@code [ts, ts + H]}; the factors are those of the factors record with the latest time in
- *       {@code [ts, ts + H]} (ties: the greatest value), as the article reads the factors stream with a one-hour
- *       delay;</li>
+ *   <li>a show at {@code ts}: (show id, show time, clicked?, the first joined click's time, the number of joined
+ *       clicks, the factors) — a click joins if its time is in {@code [ts, ts + H]}; the factors are those of the
+ *       factors record with the earliest time in {@code [ts, ts + H]} (ties: the greatest value), the first one the
+ *       factors computation ({@link #FACTORS_COMPUTATION}, the factors read with the delay {@code D}, as the article
+ *       reads them) releases. It is emitted when those factors reach the join after the show's hour (the join's
+ *       watermark reached {@code ts + H}), or at {@code ts + H + D} without factors;</li>
  *   <li>a click in {@code (ts + H, ts + H + L]} is counted as {@code late-clicks}; a click before its show, after
  *       {@code ts + H + L}, or on a show id that never shows (counted once the watermark reaches the click's time) as
  *       {@code unmatched-clicks}; each emitted show as {@code shows-emitted}.</li>
@@ -45,17 +47,27 @@ import java.util.TreeMap;
  * interleaved between topics, as long as every source partition is ordered within the watermark's bound
  * ({@link #BOUND}): a record never comes later than {@code BOUND} of event time after a record of its partition.
  * Then, when a timer at {@code T} fires, every record with a time {@code <= T} has been processed (it is not late,
- * and timers fire after a batch's records). Two counters expose a violation instead of hiding it:
- * {@code missed-clicks} and {@code missed-factors} (a record of the hour that came after its show was emitted) and
- * {@code duplicate-shows} (a second show of one id while the first is kept); the recomputation never expects them.
+ * and timers fire after a batch's records). The join reads every factors record as a tick of its time and partition
+ * ({@link #forJoin}), so its watermark is never ahead of the factors computation's, which releases every record with
+ * {@code tf + D} at or below its watermark in the batch (the release bound is {@link #MAX_FIRED}) and upstream of the
+ * join: when the timer at {@code ts + H + D} fires, every factors record of the show's hour was released. Counters
+ * expose a violation instead of hiding it: {@code missed-clicks} and {@code missed-factors} (a record of the hour
+ * that came after its show's hour was closed or emitted) and {@code duplicate-shows} (a second show of one id while
+ * the first is kept); the recomputation never expects them.
  *
- * <p><b>State</b> (one Flow state cell per show id, table {@code <pipeline>/join/shows}): the show time, the joined
- * clicks so far, the best factors so far, and the clicks and factors that came before their show (a click that
- * arrives first waits for its show). Two event-time timer specs: {@code show} holds two timers per show, at
- * {@code ts + H} (emit the show and keep a tombstone, the show time only, to classify late clicks) and at
- * {@code ts + H + L} (delete the cell), which one spec fires in trigger order; {@code orphan} at a waiting record's
- * time gives it up if no show came. All timers are added by
- * {@code process}, none by {@code onTimer}, so the last input batch fires everything that is due.
+ * <p><b>State</b> (Flow state cells keyed by show id): {@code open} (table {@code <pipeline>/join/open}, no TTL)
+ * holds a show in its hour (show time, joined clicks, factors released so far) and the clicks and factors that came
+ * before their show; {@code shows} (table {@code <pipeline>/join/shows}) holds a show past its hour, with an
+ * event-time TTL of {@link #SHOW_TTL} (two hours). Two event-time timer specs: {@code show} holds two timers per show,
+ * fired in trigger order: at {@code ts + H} the show moves from {@code open} to {@code shows} (emitted if its factors
+ * are there; that write touches the TTL at a watermark past {@code ts + H}, so the cell outlives the lateness hour
+ * and the delay), at {@code ts + H + D} it is emitted without factors if it was not; after emission the cell keeps a
+ * tombstone (the show time, to classify late clicks) until the TTL expires it. A {@code shows} cell is written only
+ * when it changes, so late and unmatched clicks do not prolong it. {@code orphan} at a waiting record's time gives it
+ * up if no show came. A show does not go to the TTL'd state on arrival: written while the watermark lags its time by
+ * more than {@code TTL - H}, it would expire before its hour ends. All timers are added by {@code process}, none by
+ * {@code onTimer}, so the last input batch fires everything that is due; the expirations of the cells written in that
+ * batch need a later watermark (two hours more), so at the end of an input those cells are left, not due.
  *
  * <p>Stateless helpers; the processor instances are per partition (not thread-safe, as Flow uses them).
  */
@@ -66,6 +78,10 @@ final class AdJoinLogic {
   static final long BOUND = Duration.ofMinutes(2).toMillis();
   /** The computation's name. */
   static final String COMPUTATION = "join";
+  /** The name of the computation that reads the factors with {@link #FACTORS_DELAY}. */
+  static final String FACTORS_COMPUTATION = "factors";
+  /** The event-time delay of the factors: a factors record at {@code tf} reaches the join at {@code tf + 1 h}. */
+  static final Duration FACTORS_DELAY = Duration.ofHours(1);
   static final String SHOWS_EMITTED = "shows-emitted";
   static final String LATE_CLICKS = "late-clicks";
   static final String UNMATCHED_CLICKS = "unmatched-clicks";
@@ -74,6 +90,18 @@ final class AdJoinLogic {
   static final String DUPLICATE_SHOWS = "duplicate-shows";
   /** The most timers one partition fires per batch: high, so the last batch fires every due timer. */
   static final int MAX_FIRED = 1_000_000;
+  /**
+   * The event-time TTL of the {@code shows} state: a show's cell expires once the watermark is two hours past its last
+   * write (at the latest the emit timer's, at or after {@code ts + H}), so it outlives the lateness hour.
+   */
+  static final Duration SHOW_TTL = Duration.ofHours(2);
+  /** The state of the shows past their hour (TTL {@link #SHOW_TTL}); before, a show is in {@link #OPEN}. */
+  static final String SHOWS = "shows";
+  /**
+   * The state of the shows in their hour and of the clicks and factors that came before their show (no TTL: the
+   * show's first timer moves it to {@link #SHOWS}, the orphan timers remove the waiting records).
+   */
+  static final String OPEN = "open";
 
   private AdJoinLogic() {
   }
@@ -105,12 +133,13 @@ final class AdJoinLogic {
   }
 
   /**
-   * One show id's cell. {@code showTime} -1: no show yet; {@code emitted}: a tombstone after the show's result.
+   * One show id's cell. {@code showTime} -1: no show yet; {@code complete}: the show's hour is over (its clicks are
+   * all joined); {@code emitted}: a tombstone after the show's result (keeping the emitted factors' time).
    * Immutable; {@link #EMPTY} is stored as no row.
    */
-  record Entry(long showTime, boolean emitted, int clicks, long firstClick, long factorsTime, String factors,
-      List<Waiting> waiting) {
-    static final Entry EMPTY = new Entry(-1, false, 0, -1, -1, "", List.of());
+  record Entry(long showTime, boolean complete, boolean emitted, int clicks, long firstClick, long factorsTime,
+      String factors, List<Waiting> waiting) {
+    static final Entry EMPTY = new Entry(-1, false, false, 0, -1, -1, "", List.of());
 
     Entry {
       Objects.requireNonNull(factors, "factors");
@@ -124,7 +153,8 @@ final class AdJoinLogic {
 
     @Override
     public byte[] encode(Entry e) {
-      StringBuilder sb = new StringBuilder("v1|").append(e.showTime()).append('|').append(e.emitted() ? 1 : 0)
+      StringBuilder sb = new StringBuilder("v2|").append(e.showTime()).append('|').append(e.complete() ? 1 : 0)
+          .append('|').append(e.emitted() ? 1 : 0)
           .append('|').append(e.clicks()).append('|').append(e.firstClick()).append('|').append(e.factorsTime())
           .append('|').append(b64(e.factors())).append('|');
       for (int i = 0; i < e.waiting().size(); i++) {
@@ -138,20 +168,20 @@ final class AdJoinLogic {
     public Entry decode(byte[] bytes) {
       String s = STRINGS.decode(bytes);
       String[] f = s.split("\\|", -1);
-      if (f.length != 8 || !f[0].equals("v1")) {
+      if (f.length != 9 || !f[0].equals("v2")) {
         throw new CodecException(id() + " cannot decode '" + s + "'");
       }
       try {
         List<Waiting> waiting = new ArrayList<>();
-        if (!f[7].isEmpty()) {
-          for (String w : f[7].split(",")) {
+        if (!f[8].isEmpty()) {
+          for (String w : f[8].split(",")) {
             int colon = w.indexOf(':');
             waiting.add(colon < 0 ? new Waiting(Long.parseLong(w), null)
                 : new Waiting(Long.parseLong(w.substring(0, colon)), unb64(w.substring(colon + 1))));
           }
         }
-        return new Entry(Long.parseLong(f[1]), f[2].equals("1"), Integer.parseInt(f[3]), Long.parseLong(f[4]),
-            Long.parseLong(f[5]), unb64(f[6]), waiting);
+        return new Entry(Long.parseLong(f[1]), f[2].equals("1"), f[3].equals("1"), Integer.parseInt(f[4]),
+            Long.parseLong(f[5]), Long.parseLong(f[6]), unb64(f[7]), waiting);
       } catch (IllegalArgumentException e) {
         throw new CodecException(id() + " cannot decode '" + s + "': " + e.getMessage());
       }
@@ -159,27 +189,106 @@ final class AdJoinLogic {
 
     @Override
     public String id() {
-      return "epochal-examples-ad-join-entry:v1";
+      return "epochal-examples-ad-join-entry:v2";
     }
 
-    private static String b64(String s) {
+    static String b64(String s) {
       return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String unb64(String s) {
+    static String unb64(String s) {
       return new String(Base64.getDecoder().decode(s), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The input of the {@link #FACTORS_COMPUTATION}: the factors records and the factors topic's ticks. */
+  static boolean readDelayed(AdEvent e) {
+    return e.kind() == AdEvent.Kind.FACTORS || (e.kind() == AdEvent.Kind.TICK && e.topicIndex() == 2);
+  }
+
+  /**
+   * What the join computation reads of an input record: a factors record as a tick of its time and source partition
+   * (it moves the join's watermark as it moves the factors computation's, so that the join's watermark never passes
+   * the factors' and a timer never fires before the factors of its time were released; its content comes later,
+   * delayed); every other record as it is.
+   */
+  static AdEvent forJoin(AdEvent e) {
+    return e.kind() == AdEvent.Kind.FACTORS ? new AdEvent(AdEvent.Kind.TICK, AdEvent.TICK_KEY, e.time(), "", e.source())
+        : e;
+  }
+
+  /** The delay of the factors computation: {@link #FACTORS_DELAY}, releasing every due record in one batch. */
+  static DelaySpec<AdEvent> delay() {
+    return DelaySpec.of(FACTORS_DELAY, new EventCodec()).withMaxReleasedPerBatch(MAX_FIRED);
+  }
+
+  /**
+   * The factors computation's processor: passes each factors record on as the delay releases it (at the watermark
+   * {@code tf + 1 h}, with its own time {@code tf}); drops the ticks (they only move the watermark). Stateless.
+   */
+  static final class Release implements KeyedProcessor<String, AdEvent, AdEvent> {
+    @Override
+    public void init(ProcessorContext<String> ctx) {
+    }
+
+    @Override
+    public void process(String showId, List<AdEvent> records, Emitter<AdEvent> out) {
+      for (AdEvent r : records) {
+        if (r.kind() == AdEvent.Kind.FACTORS) {
+          out.emit(r);
+        }
+      }
+    }
+
+    @Override
+    public void onTimer(String showId, Timer timer, Emitter<AdEvent> out) {
+      throw new IllegalStateException("the factors computation adds no timers, but " + timer + " fired");
+    }
+  }
+
+  /** Encodes an {@link AdEvent} (the records the delay buffers) as UTF-8 text (id and factors in Base64). */
+  static final class EventCodec implements Codec<AdEvent> {
+    private static final Codec<String> STRINGS = Codecs.strings();
+
+    @Override
+    public byte[] encode(AdEvent e) {
+      return STRINGS.encode("v1|" + e.kind().name() + "|" + EntryCodec.b64(e.showId()) + "|" + e.time() + "|"
+          + e.source() + "|" + EntryCodec.b64(e.factors()));
+    }
+
+    @Override
+    public AdEvent decode(byte[] bytes) {
+      String s = STRINGS.decode(bytes);
+      String[] f = s.split("\\|", -1);
+      if (f.length != 6 || !f[0].equals("v1")) {
+        throw new CodecException(id() + " cannot decode '" + s + "'");
+      }
+      try {
+        return new AdEvent(AdEvent.Kind.valueOf(f[1]), EntryCodec.unb64(f[2]), Long.parseLong(f[3]),
+            EntryCodec.unb64(f[5]), Integer.parseInt(f[4]));
+      } catch (IllegalArgumentException e) {
+        throw new CodecException(id() + " cannot decode '" + s + "': " + e.getMessage());
+      }
+    }
+
+    @Override
+    public String id() {
+      return "epochal-examples-ad-join-event:v1";
     }
   }
 
   /** The join as a Flow keyed processor, keyed by show id (see the class comment). */
   static final class Processor implements KeyedProcessor<String, AdEvent, Out> {
     private StateClient<String, Entry> cells;
+    private StateClient<String, Entry> openCells;
     private TimerClient<String, Void> show;
     private TimerClient<String, Void> orphan;
 
     @Override
     public void init(ProcessorContext<String> ctx) {
-      cells = ctx.state(StateSpec.internal("shows", KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
+      cells = ctx.state(StateSpec.internal(SHOWS, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY)
+          .ttl(SHOW_TTL, TimeDomain.EVENT_TIME).maxExpirationsPerBatch(MAX_FIRED).build());
+      openCells = ctx.state(StateSpec.internal(OPEN, KeyCodec.strings(), new EntryCodec(), Entry.EMPTY).build());
       show = ctx.timers(TimerSpec.of("show", TimeDomain.EVENT_TIME, Codecs.strings())
           .maxFiredPerBatch(MAX_FIRED).build());
       orphan = ctx.timers(TimerSpec.of("orphan", TimeDomain.EVENT_TIME, Codecs.strings())
@@ -189,14 +298,19 @@ final class AdJoinLogic {
     @Override
     public void process(String showId, List<AdEvent> records, Emitter<Out> out) {
       StateAccessor<Entry> cell = null;
+      Entry before = null;
       Entry e = null;
       for (AdEvent r : records) {
         if (r.kind() == AdEvent.Kind.TICK) {
           continue; // only moves the watermark
         }
         if (cell == null) {
-          cell = cells.accessor(showId);
-          e = cell.getOrDefault(Entry.EMPTY);
+          // a show past its hour is in the TTL'd state; before, the show and the waiting records are in the open one
+          StateAccessor<Entry> closed = cells.accessor(showId);
+          Entry c = closed.getOrDefault(Entry.EMPTY);
+          cell = c.showTime() >= 0 ? closed : openCells.accessor(showId);
+          before = c.showTime() >= 0 ? c : cell.getOrDefault(Entry.EMPTY);
+          e = before;
         }
         switch (r.kind()) {
           case SHOW -> {
@@ -205,9 +319,9 @@ final class AdJoinLogic {
               continue;
             }
             List<Waiting> arrivedFirst = e.waiting();
-            e = new Entry(r.time(), false, 0, -1, -1, "", List.of());
-            show.add(showId, r.time() + WINDOW);             // emit
-            show.add(showId, r.time() + WINDOW + LATENESS);  // forget
+            e = new Entry(r.time(), false, false, 0, -1, -1, "", List.of());
+            show.add(showId, r.time() + WINDOW);                               // the hour's clicks are complete
+            show.add(showId, r.time() + WINDOW + FACTORS_DELAY.toMillis());    // emit if no factors came
             for (Waiting w : arrivedFirst) {
               orphan.delete(showId, w.time());
               e = w.factors() == null ? click(e, showId, w.time(), out) : factors(e, w.time(), w.factors(), out);
@@ -220,8 +334,11 @@ final class AdJoinLogic {
           default -> throw new IllegalStateException("unexpected " + r);
         }
       }
-      if (cell != null) {
-        cell.set(e);
+      if (e != null && e.complete() && !e.emitted() && e.factorsTime() >= 0) {
+        e = emit(showId, e, out); // the (delayed) factors came after the hour: emit now
+      }
+      if (cell != null && !e.equals(before)) {
+        cell.set(e); // a write to the TTL'd state touches its deadline: only when the cell changed
       }
     }
 
@@ -229,7 +346,8 @@ final class AdJoinLogic {
       List<Waiting> ws = new ArrayList<>(e.waiting());
       ws.add(w);
       orphan.add(showId, w.time());
-      return new Entry(e.showTime(), e.emitted(), e.clicks(), e.firstClick(), e.factorsTime(), e.factors(), ws);
+      return new Entry(e.showTime(), e.complete(), e.emitted(), e.clicks(), e.firstClick(), e.factorsTime(),
+          e.factors(), ws);
     }
 
     private static Entry click(Entry e, String showId, long t, Emitter<Out> out) {
@@ -242,12 +360,12 @@ final class AdJoinLogic {
         out.emit(new Out(LATE_CLICKS, showId, ""));
         return e;
       }
-      if (e.emitted()) {
+      if (e.complete()) {
         out.emit(new Out(MISSED_CLICKS, showId, ""));
         return e;
       }
-      return new Entry(ts, false, e.clicks() + 1, e.clicks() == 0 ? t : Math.min(t, e.firstClick()), e.factorsTime(),
-          e.factors(), e.waiting());
+      return new Entry(ts, false, false, e.clicks() + 1, e.clicks() == 0 ? t : Math.min(t, e.firstClick()),
+          e.factorsTime(), e.factors(), e.waiting());
     }
 
     private static Entry factors(Entry e, long t, String factors, Emitter<Out> out) {
@@ -256,47 +374,60 @@ final class AdJoinLogic {
         return e; // not the factors of this show's hour
       }
       if (e.emitted()) {
-        out.emit(new Out(MISSED_FACTORS, "", ""));
-        return e;
+        if (e.factorsTime() < 0 || t < e.factorsTime()) {
+          out.emit(new Out(MISSED_FACTORS, "", "")); // emitted without them, or with later ones
+        }
+        return e; // a later factors record of the hour: the first released (earliest) is the show's
       }
-      if (t > e.factorsTime() || (t == e.factorsTime() && factors.compareTo(e.factors()) > 0)) {
-        return new Entry(ts, false, e.clicks(), e.firstClick(), t, factors, e.waiting());
+      if (e.factorsTime() < 0 || t < e.factorsTime() || (t == e.factorsTime() && factors.compareTo(e.factors()) > 0)) {
+        return new Entry(ts, e.complete(), false, e.clicks(), e.firstClick(), t, factors, e.waiting());
       }
       return e;
     }
 
     @Override
     public void onTimer(String showId, Timer timer, Emitter<Out> out) {
-      StateAccessor<Entry> cell = cells.accessor(showId);
-      Entry e = cell.getOrDefault(Entry.EMPTY);
       switch (timer.spec()) {
         case "show" -> {
-          if (e.showTime() < 0 || (timer.trigger() != e.showTime() + WINDOW
-              && timer.trigger() != e.showTime() + WINDOW + LATENESS)) {
-            throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cell holds "
-                + e + ": only the show's own timers are ever added");
-          }
-          if (timer.trigger() == e.showTime() + WINDOW) {
-            cell.set(emit(showId, e, out));
-          } else if (!e.emitted()) {
-            // one spec fires a key's timers in trigger order: the emit timer (ts + H) always fires first
-            throw new IllegalStateException("the forget timer of show '" + showId + "' fired before its emit timer"
-                + " (cell " + e + "): Flow fired one key's timers of one spec out of trigger order");
+          StateAccessor<Entry> open = openCells.accessor(showId);
+          Entry o = open.getOrDefault(Entry.EMPTY);
+          StateAccessor<Entry> cell = cells.accessor(showId);
+          Entry e = cell.getOrDefault(Entry.EMPTY);
+          if (o.showTime() >= 0 && timer.trigger() == o.showTime() + WINDOW && !o.complete()) {
+            // the hour's clicks are all joined: the show moves to the TTL'd state (the write touches its deadline:
+            // the watermark is past ts + H, so it lives past ts + 3 h, after the lateness hour and the factors'
+            // delay) and is emitted if its (delayed) factors are already here
+            Entry c = new Entry(o.showTime(), true, false, o.clicks(), o.firstClick(), o.factorsTime(), o.factors(),
+                List.of());
+            cell.set(c.factorsTime() >= 0 ? emit(showId, c, out) : c);
+            open.clear();
+          } else if (e.showTime() >= 0 && timer.trigger() == e.showTime() + WINDOW + FACTORS_DELAY.toMillis()
+              && e.complete()) {
+            if (!e.emitted()) {
+              // every factors record of the hour was released by now (the factors' watermark is at or ahead of the
+              // join's): the show has none
+              cell.set(emit(showId, e, out));
+            }
           } else {
-            cell.clear();
+            throw new IllegalStateException("timer " + timer + " of show '" + showId + "' fired, but its cells hold "
+                + o + " (state '" + OPEN + "') and " + e + " (state '" + SHOWS + "', TTL " + SHOW_TTL + "): only the"
+                + " show's own two timers are ever added, one spec fires them in trigger order, and the TTL'd cell"
+                + " is written at the first, with the watermark past the show's time plus " + WINDOW + " ms");
           }
         }
         case "orphan" -> {
-          if (e.showTime() < 0) {
+          StateAccessor<Entry> open = openCells.accessor(showId);
+          Entry o = open.getOrDefault(Entry.EMPTY);
+          if (o.showTime() < 0) {
             List<Waiting> left = new ArrayList<>();
-            for (Waiting w : e.waiting()) {
-              if (w.time() != timer.trigger()) {
-                left.add(w);
-              } else if (w.factors() == null) {
+            for (Waiting x : o.waiting()) {
+              if (x.time() != timer.trigger()) {
+                left.add(x);
+              } else if (x.factors() == null) {
                 out.emit(new Out(UNMATCHED_CLICKS, showId, ""));
               }
             }
-            cell.set(new Entry(-1, false, 0, -1, -1, "", left));
+            open.set(new Entry(-1, false, false, 0, -1, -1, "", left));
           }
         }
         default -> throw new IllegalStateException("timer of unknown spec " + timer);
@@ -306,7 +437,7 @@ final class AdJoinLogic {
     private static Entry emit(String showId, Entry e, Emitter<Out> out) {
       out.emit(new Out(SHOWS_EMITTED, showId, line(e.showTime(), e.clicks(), e.firstClick(), e.factorsTime(),
           e.factors())));
-      return new Entry(e.showTime(), true, 0, -1, -1, "", List.of());
+      return new Entry(e.showTime(), true, true, 0, -1, e.factorsTime(), "", List.of());
     }
   }
 
@@ -322,22 +453,30 @@ final class AdJoinLogic {
   }
 
   /**
-   * Recomputes the join over {@code input} with plain maps: a show is emitted iff {@code ts + H} is at or below the
-   * final watermark; clicks of a show id that shows are classified by their times, those of a show id that never
+   * Recomputes the join over {@code input} with plain maps: a show is emitted iff {@code ts + H + D} is at or below
+   * the final watermark, or {@code ts + H} is and its factors' {@code tf + D} is at or below the final watermark of
+   * the factors' partitions (they were released); clicks of a show id that shows are classified by their times,
+   * those of a show id that never
    * shows count as unmatched iff their time is at or below the final watermark (when their orphan timer fires).
    * Assumes show ids are unique (the first show of an id is kept, as the processor keeps it).
    */
   static Expected recompute(List<AdEvent> input) {
     Map<Integer, Long> maxBySource = new HashMap<>();
+    Map<Integer, Long> maxByFactorsSource = new HashMap<>();
     Map<String, Long> showTime = new HashMap<>();
     for (AdEvent e : input) {
       maxBySource.merge(e.source(), e.time(), Math::max);
+      if (e.topicIndex() == 2) {
+        maxByFactorsSource.merge(e.source(), e.time(), Math::max);
+      }
       if (e.kind() == AdEvent.Kind.SHOW) {
         showTime.putIfAbsent(e.showId(), e.time());
       }
     }
     long watermark = maxBySource.isEmpty() ? Long.MIN_VALUE
         : maxBySource.values().stream().mapToLong(Long::longValue).min().getAsLong() - BOUND;
+    long factorsWatermark = maxByFactorsSource.isEmpty() ? Long.MIN_VALUE
+        : maxByFactorsSource.values().stream().mapToLong(Long::longValue).min().getAsLong() - BOUND;
     Map<String, long[]> joined = new HashMap<>(); // clicks, first click
     Map<String, Map.Entry<Long, String>> factors = new HashMap<>();
     Map<String, Long> counts = new TreeMap<>();
@@ -359,7 +498,7 @@ final class AdJoinLogic {
         }
       } else if (e.kind() == AdEvent.Kind.FACTORS && ts != null && e.time() >= ts && e.time() <= ts + WINDOW) {
         Map.Entry<Long, String> best = factors.get(e.showId());
-        if (best == null || e.time() > best.getKey()
+        if (best == null || e.time() < best.getKey()
             || (e.time() == best.getKey() && e.factors().compareTo(best.getValue()) > 0)) {
           factors.put(e.showId(), Map.entry(e.time(), e.factors()));
         }
@@ -367,9 +506,10 @@ final class AdJoinLogic {
     }
     Map<String, String> outputs = new TreeMap<>();
     showTime.forEach((id, ts) -> {
-      if (ts + WINDOW <= watermark) {
+      Map.Entry<Long, String> f = factors.get(id);
+      boolean released = f != null && f.getKey() + FACTORS_DELAY.toMillis() <= factorsWatermark;
+      if ((ts + WINDOW <= watermark && released) || ts + WINDOW + FACTORS_DELAY.toMillis() <= watermark) {
         long[] j = joined.getOrDefault(id, new long[] {0, -1});
-        Map.Entry<Long, String> f = factors.get(id);
         outputs.put(id, line(ts, (int) j[0], j[1], f == null ? -1 : f.getKey(), f == null ? "" : f.getValue()));
       }
     });

@@ -45,7 +45,7 @@ class AdJoinLogicTest {
         click("a", T + H + L + 1),              // after the lateness hour: unmatched
         click("a", T - 1),                      // before the show: unmatched
         factors("a", T + 60_000, "old"),
-        factors("a", T + 120_000, "new"),       // the latest factors of the hour win
+        factors("a", T + 120_000, "new"),       // the earliest factors of the hour win (the delay releases it first)
         factors("a", T + H + 1, "too-late"),    // not this hour's
         show("b", T + 2 * H),                   // no click, no factors
         click("x", T + 3 * H),                  // a show id that never shows: unmatched
@@ -54,7 +54,7 @@ class AdJoinLogicTest {
     AdJoinLogic.Expected e = AdJoinLogic.recompute(input);
     assertEquals(end - AdJoinLogic.BOUND, e.watermark());
     assertEquals(Map.of(
-        "a", "show=" + T + " clicked=true click=" + (T + 5_000) + " clicks=2 factors=" + (T + 120_000) + " new",
+        "a", "show=" + T + " clicked=true click=" + (T + 5_000) + " clicks=2 factors=" + (T + 60_000) + " old",
         "b", "show=" + (T + 2 * H) + " clicked=false click=- clicks=0 factors=-"), e.outputs());
     assertEquals(Map.of(AdJoinLogic.SHOWS_EMITTED, 2L, AdJoinLogic.LATE_CLICKS, 1L,
         AdJoinLogic.UNMATCHED_CLICKS, 3L), e.counts());
@@ -72,12 +72,12 @@ class AdJoinLogicTest {
   @Test
   void cellsRoundTripAndGarbageIsACodecException() {
     AdJoinLogic.EntryCodec codec = new AdJoinLogic.EntryCodec();
-    AdJoinLogic.Entry entry = new AdJoinLogic.Entry(T, false, 2, T + 3, T + 4, "ctr=0.1|a,b:c",
+    AdJoinLogic.Entry entry = new AdJoinLogic.Entry(T, true, false, 2, T + 3, T + 4, "ctr=0.1|a,b:c",
         List.of(new AdJoinLogic.Waiting(T + 7, null), new AdJoinLogic.Waiting(T + 8, "x|y,z:w")));
     assertEquals(entry, codec.decode(codec.encode(entry)));
     assertEquals(AdJoinLogic.Entry.EMPTY, codec.decode(codec.encode(AdJoinLogic.Entry.EMPTY)));
-    assertThrows(CodecException.class, () -> codec.decode("v1|1|2".getBytes(StandardCharsets.UTF_8)));
-    assertThrows(CodecException.class, () -> codec.decode("v1|x|0|0|-1|-1||".getBytes(StandardCharsets.UTF_8)));
+    assertThrows(CodecException.class, () -> codec.decode("v2|1|2".getBytes(StandardCharsets.UTF_8)));
+    assertThrows(CodecException.class, () -> codec.decode("v2|x|0|0|0|-1|-1||".getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test
