@@ -33,7 +33,7 @@ class ReadmeQuickStartTest {
     CheckpointStore checkpoints = new InMemoryCheckpointStore(); // RocksDB/PostgreSQL/YTsaurus: TableCheckpointStore
 
     PipelineBuilder builder = Pipeline.newBuilder("word-count")
-        .partitions(4)              // key k goes to partition farm_hash(k) mod 4 (YTsaurus' farm_hash; Partitioner)
+        .partitions(4)              // key k goes to the quarter of the hash space holding farm_hash(k) (Partitioner)
         .threads(2)                 // process phase and per-partition commits run on 2 threads
         .maxBatchesInFlight(2)      // processing of batches overlaps, commits stay in txid order
         .checkpointStore(checkpoints);  // committed txid + spout metadata: a rebuilt pipeline resumes after it
