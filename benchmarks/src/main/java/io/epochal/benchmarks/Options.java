@@ -7,10 +7,6 @@ import java.util.Map;
 public final class Options {
   private final Map<String, String> values = new LinkedHashMap<>();
 
-  /** Creates an empty option set, to be filled with {@link #put}. */
-  public Options() {
-  }
-
   /**
    * Parses command-line arguments of the form {@code key=value}; a later duplicate key replaces the earlier value.
    *
