@@ -33,6 +33,13 @@ public final class BarePostgresLoop {
   private BarePostgresLoop() {
   }
 
+  /**
+   * Counts the corpus in batches into the run's schema, timing the section from the first batch to the last commit.
+   *
+   * @param ctx the run: corpus, {@code batch=}, {@code jdbc=}, {@code jdbcUser=}, {@code schema=} and the meter
+   * @return the committed counts, read back from the table after the timed section
+   * @throws Exception if the database or the corpus fails (the child records it as the run's error)
+   */
   public static Map<String, Long> run(RunContext ctx) throws Exception {
     int batchSize = ctx.batch();
     String schema = "\"" + ctx.schema() + "\"";

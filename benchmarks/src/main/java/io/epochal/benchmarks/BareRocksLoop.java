@@ -34,6 +34,14 @@ public final class BareRocksLoop {
   private BareRocksLoop() {
   }
 
+  /**
+   * Counts the corpus in batches into a RocksDB database under the run's work directory, timing the section from
+   * the first batch to the last write.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=} and the meter
+   * @return the committed counts, read back from the database after the timed section
+   * @throws Exception if RocksDB or the corpus fails (the child records it as the run's error)
+   */
   public static Map<String, Long> run(RunContext ctx) throws Exception {
     RocksDB.loadLibrary();
     int batchSize = ctx.batch();

@@ -23,6 +23,12 @@ public final class Chart {
   private Chart() {
   }
 
+  /**
+   * Picks the bar colour of a variant by its family.
+   *
+   * @param variant a variant id such as {@code epochal-rocksdb-tx}
+   * @return blue for Epochal, orange for Storm, purple for Flink, grey for every other (baseline) variant
+   */
   public static Color colorOf(String variant) {
     if (variant.startsWith("epochal")) {
       return new Color(0x1f77b4);
@@ -36,6 +42,14 @@ public final class Chart {
     return new Color(0x7f7f7f);
   }
 
+  /**
+   * Draws the bars, one row each in the given order, on a logarithmic words-per-second axis and writes a PNG.
+   *
+   * @param title the chart's title
+   * @param bars the bars to draw; the axis spans whole decades from the slowest positive bar to the fastest, a bar below it is drawn at the axis minimum
+   * @param png the PNG file to write, replaced if present
+   * @throws UncheckedIOException if the file cannot be written
+   */
   public static void draw(String title, List<Bar> bars, Path png) {
     System.setProperty("java.awt.headless", "true");
     int left = 420;

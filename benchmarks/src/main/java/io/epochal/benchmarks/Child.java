@@ -19,6 +19,11 @@ public final class Child {
   private Child() {
   }
 
+  /**
+   * Runs the variants, then halts the JVM with status 1 if any of them failed, else 0.
+   *
+   * @param args {@code <variant>[,<variant>…] <corpus> <work dir> <result dir> [key=value…]}
+   */
   public static void main(String[] args) {
     Path resultDir = Path.of(args[3]);
     int status = 0;

@@ -16,6 +16,13 @@ public final class Classpaths {
   private Classpaths() {
   }
 
+  /**
+   * Filters a classpath down to the entries a peer's child JVM may see.
+   *
+   * @param peer the dependencies the child needs
+   * @param full the harness' whole classpath, entries separated by {@link File#pathSeparator}
+   * @return the kept entries in their original order, joined by {@link File#pathSeparator}
+   */
   public static String forPeer(Variant.Peer peer, String full) {
     List<String> kept = new ArrayList<>();
     for (String entry : full.split(File.pathSeparator)) {

@@ -19,15 +19,27 @@ import java.util.SplittableRandom;
  * a file whose name carries every parameter, so later runs reuse it.
  */
 public final class Corpus {
+  /** Words on every line of the corpus. */
   public static final int WORDS_PER_SENTENCE = 10;
+  /** Distinct words the corpus draws from: {@code w0} to {@code w99999}. */
   public static final int VOCABULARY = 100_000;
+  /** Exponent of the Zipf distribution of word ranks (rank r has weight {@code 1/(r+1)^EXPONENT}). */
   public static final double EXPONENT = 1.1;
+  /** Seed of the corpus' random generator, so every run counts the same corpus. */
   public static final long SEED = 42;
 
   private Corpus() {
   }
 
-  /** The file of an {@code sentences}-line corpus in {@code dir}, generated if missing. */
+  /**
+   * The file of an {@code sentences}-line corpus in {@code dir}, generated if missing (written to a temporary file
+   * and moved atomically, so a partly written corpus is never reused).
+   *
+   * @param dir the directory that holds the corpus files, created if missing
+   * @param sentences the number of lines of the corpus, non-negative
+   * @return the corpus file, named after all its parameters
+   * @throws UncheckedIOException if the corpus cannot be written
+   */
   public static Path ensure(Path dir, long sentences) {
     Path file = dir.resolve("corpus-n" + sentences + "-v" + VOCABULARY + "-zipf" + EXPONENT + "-seed" + SEED + ".txt");
     if (Files.exists(file)) {
@@ -44,7 +56,16 @@ public final class Corpus {
     }
   }
 
-  /** Writes the corpus. */
+  /**
+   * Writes a corpus with the given parameters, replacing {@code file}; the same arguments always give the same bytes.
+   *
+   * @param file the file to write
+   * @param sentences the number of lines, each of {@value #WORDS_PER_SENTENCE} words
+   * @param vocabulary the number of distinct words {@code w0 … w<vocabulary-1>}, at least 1
+   * @param exponent the Zipf exponent of the rank distribution (higher: more skewed towards {@code w0})
+   * @param seed the seed of the random generator
+   * @throws IOException if the file cannot be written
+   */
   public static void generate(Path file, long sentences, int vocabulary, double exponent, long seed)
       throws IOException {
     double[] cdf = new double[vocabulary];
@@ -88,7 +109,13 @@ public final class Corpus {
     return lo;
   }
 
-  /** The reference count: a plain loop over the file (also the verification of every run). */
+  /**
+   * The reference count: a plain loop over the file (also the verification of every run).
+   *
+   * @param file a corpus file of space-separated words
+   * @return each word's number of occurrences in the file
+   * @throws UncheckedIOException if the file cannot be read
+   */
   public static Map<String, Long> count(Path file) {
     Map<String, Long> counts = new HashMap<>(2 * VOCABULARY);
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {

@@ -16,6 +16,13 @@ public final class Counts {
   private Counts() {
   }
 
+  /**
+   * Writes counts as {@code word<TAB>count} lines, replacing {@code file}.
+   *
+   * @param counts the counts to write (words must contain no tab or line break)
+   * @param file the file to write
+   * @throws UncheckedIOException if the file cannot be written
+   */
   public static void write(Map<String, Long> counts, Path file) {
     try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       for (Map.Entry<String, Long> e : counts.entrySet()) {
@@ -26,6 +33,13 @@ public final class Counts {
     }
   }
 
+  /**
+   * Reads counts written by {@link #write}.
+   *
+   * @param file a file of {@code word<TAB>count} lines
+   * @return the counts of the file; a repeated word keeps its last count
+   * @throws UncheckedIOException if the file cannot be read
+   */
   public static Map<String, Long> read(Path file) {
     Map<String, Long> counts = new HashMap<>();
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -39,7 +53,13 @@ public final class Counts {
     return counts;
   }
 
-  /** @return null when equal, else a description of the first differences */
+  /**
+   * Compares two count maps word by word.
+   *
+   * @param expected the reference counts
+   * @param actual the counts of the run under verification
+   * @return null when equal, else the number of differing words and the first five of them
+   */
   public static String diff(Map<String, Long> expected, Map<String, Long> actual) {
     if (expected.equals(actual)) {
       return null;
@@ -63,7 +83,12 @@ public final class Counts {
         + " counted): " + sb;
   }
 
-  /** @return the total of all counts */
+  /**
+   * Sums the counts.
+   *
+   * @param counts the counts to sum
+   * @return the total of all counts (the number of words counted)
+   */
   public static long total(Map<String, Long> counts) {
     long t = 0;
     for (long v : counts.values()) {

@@ -50,10 +50,12 @@ public final class E2E {
   /** One child run. */
   public record Run(Variant variant, String tag, int round, long words, double wallSeconds, double cpuSeconds,
       double totalCpuSeconds, long peakRssKb, long heapPeakBytes, String verification, Properties props) {
+    /** @return whether the run's counts equal the reference count of the corpus (no {@code verification} text) */
     public boolean verified() {
       return verification == null;
     }
 
+    /** @return the words counted per second of wall time in the timed section, 0 if no time was measured */
     public double wordsPerSecond() {
       return wallSeconds > 0 ? words / wallSeconds : 0;
     }
@@ -61,6 +63,7 @@ public final class E2E {
 
   /** Everything one harness run measured. */
   public record Report(List<Run> runs, List<Run> latencyRuns, List<Run> scaleRuns, List<String> misses) {
+    /** @return whether every throughput, latency and scale run was verified */
     public boolean allVerified() {
       return Stream.of(runs, latencyRuns, scaleRuns).flatMap(List::stream).allMatch(Run::verified);
     }
@@ -87,12 +90,23 @@ public final class E2E {
         settings.sentences, Counts.total(expected), expected.size(), (System.nanoTime() - t0) / 1e9);
   }
 
+  /**
+   * Runs the harness, printing to standard output, and exits with status 1 if any run's counts were wrong, else 0.
+   *
+   * @param args the harness options described above
+   */
   public static void main(String[] args) {
     Report report = run(args, System.out);
     System.exit(report.allVerified() ? 0 : 1);
   }
 
-  /** Runs the harness with {@code args}, printing to {@code out}. */
+  /**
+   * Runs the harness with {@code args}, printing to {@code out}.
+   *
+   * @param args the harness options described above
+   * @param out where progress, the summary and the results table are printed
+   * @return everything measured, with each run's verification
+   */
   public static Report run(String[] args, PrintStream out) {
     E2ESettings s = E2ESettings.parse(args);
     out.println("machine: " + machine());

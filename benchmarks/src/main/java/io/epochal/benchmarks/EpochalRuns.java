@@ -61,6 +61,13 @@ public final class EpochalRuns {
   private EpochalRuns() {
   }
 
+  /**
+   * Variant {@code epochal-mem-tx}: a TransactionalMap over an in-memory backing map, counts read from its snapshot.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> memTx(RunContext ctx) {
     InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("counts");
     run(ctx, PIPELINE, transactionalSpout(ctx), TransactionalMap.factory(store));
@@ -69,6 +76,13 @@ public final class EpochalRuns {
     return out;
   }
 
+  /**
+   * Variant {@code epochal-mem-opaque}: the opaque table layout on the in-memory table store, checkpoints in the same store.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> memOpaque(RunContext ctx) {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore checkpoints = TableCheckpointStore.on(store);
@@ -77,26 +91,68 @@ public final class EpochalRuns {
     return scan(store, PIPELINE + "/" + STATE);
   }
 
+  /**
+   * Variant {@code epochal-rocksdb-tx}: the transactional table layout on RocksDB, exactly once.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> rocksTx(RunContext ctx) {
     return rocks(ctx, false);
   }
 
+  /**
+   * Variant {@code epochal-rocksdb-opaque}: the opaque table layout on RocksDB, exactly once.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> rocksOpaque(RunContext ctx) {
     return rocks(ctx, true);
   }
 
+  /**
+   * Variant {@code epochal-rocksdb-tx-alo}: {@link #rocksTx} under {@code AT_LEAST_ONCE}.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> rocksTxAtLeastOnce(RunContext ctx) {
     return rocks(ctx, false, Guarantee.AT_LEAST_ONCE);
   }
 
+  /**
+   * Variant {@code epochal-rocksdb-tx-amo}: {@link #rocksTx} under {@code AT_MOST_ONCE}.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> rocksTxAtMostOnce(RunContext ctx) {
     return rocks(ctx, false, Guarantee.AT_MOST_ONCE);
   }
 
+  /**
+   * Variant {@code epochal-rocksdb-opaque-alo}: {@link #rocksOpaque} under {@code AT_LEAST_ONCE}.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> rocksOpaqueAtLeastOnce(RunContext ctx) {
     return rocks(ctx, true, Guarantee.AT_LEAST_ONCE);
   }
 
+  /**
+   * Variant {@code epochal-rocksdb-opaque-amo}: {@link #rocksOpaque} under {@code AT_MOST_ONCE}.
+   *
+   * @param ctx the run: corpus, work directory, {@code batch=}, {@code threads=}, {@code partitions=},
+   *     {@code inflight=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> rocksOpaqueAtMostOnce(RunContext ctx) {
     return rocks(ctx, true, Guarantee.AT_MOST_ONCE);
   }
@@ -120,15 +176,36 @@ public final class EpochalRuns {
     }
   }
 
+  /**
+   * Variant {@code epochal-pg-tx}: the transactional table layout on PostgreSQL, in a schema dropped after the run.
+   *
+   * @param ctx the run: corpus, {@code batch=}, {@code threads=}, {@code partitions=}, {@code inflight=},
+   *     {@code jdbc=}, {@code jdbcUser=}, {@code schema=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> pgTx(RunContext ctx) {
     return postgres(ctx, false, false);
   }
 
+  /**
+   * Variant {@code epochal-pg-opaque}: the opaque table layout on PostgreSQL, in a schema dropped after the run.
+   *
+   * @param ctx the run: corpus, {@code batch=}, {@code threads=}, {@code partitions=}, {@code inflight=},
+   *     {@code jdbc=}, {@code jdbcUser=}, {@code schema=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> pgOpaque(RunContext ctx) {
     return postgres(ctx, true, false);
   }
 
-  /** {@code pg-tx} with a {@link CachedMap} of committed cells under the txid rule (one writer per table). */
+  /**
+   * Variant {@code epochal-pg-tx-cached}: {@code pg-tx} with a {@link CachedMap} of committed cells under the txid
+   * rule (one writer per table).
+   *
+   * @param ctx the run: corpus, {@code batch=}, {@code threads=}, {@code partitions=}, {@code inflight=},
+   *     {@code jdbc=}, {@code jdbcUser=}, {@code schema=} and the meter
+   * @return the committed counts, read back from the store after the timed section
+   */
   public static Map<String, Long> pgTxCached(RunContext ctx) {
     return postgres(ctx, false, true);
   }
@@ -168,6 +245,10 @@ public final class EpochalRuns {
    * The scale run (child JVM with a small heap): the RocksDB transactional word count over a state that already holds
    * {@code prefill} distinct keys ({@code p0 …}, written through an Epochal pipeline before the timed section), or
    * none. Verifies only the corpus' words.
+   *
+   * @param ctx the run: as {@link #rocksTx}, plus {@code prefill=} (distinct keys written before, default 0)
+   * @return the counts of the corpus' words only, looked up in the store after the timed section (the prefilled
+   *     keys are left out)
    */
   public static Map<String, Long> rocksScale(RunContext ctx) {
     long prefillKeys = ctx.options().longValue("prefill", 0);

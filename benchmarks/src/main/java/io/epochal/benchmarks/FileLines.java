@@ -16,8 +16,13 @@ public final class FileLines {
 
   /**
    * Reads up to {@code maxLines} complete lines starting at byte {@code from}, handing each (without its
-   * {@code '\n'}) to {@code out}.
+   * {@code '\n'}) to {@code out}. An unterminated last line is never read.
    *
+   * @param file the file to read, UTF-8
+   * @param from the byte offset to start at, the start of a line (0 or an offset returned by an earlier call)
+   * @param maxLines the most lines to read
+   * @param out receives each line, in file order
+   * @throws UncheckedIOException if the file cannot be read
    * @return the byte offset after the last line read ({@code from} if none)
    */
   public static long read(Path file, long from, int maxLines, Consumer<String> out) {
@@ -53,9 +58,13 @@ public final class FileLines {
   }
 
   /**
-   * Skips up to {@code maxLines} complete lines starting at byte {@code from}.
+   * Skips up to {@code maxLines} complete lines starting at byte {@code from}, without decoding them.
    *
-   * @return the byte offset after the last line skipped
+   * @param file the file to read
+   * @param from the byte offset to start at, the start of a line
+   * @param maxLines the most lines to skip
+   * @return the byte offset after the last line skipped ({@code from} if none)
+   * @throws UncheckedIOException if the file cannot be read
    */
   public static long skip(Path file, long from, int maxLines) {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -84,7 +93,13 @@ public final class FileLines {
     }
   }
 
-  /** @return the file's length */
+  /**
+   * The size of a file, read anew on each call (the spouts' test for more input).
+   *
+   * @param file the file
+   * @return the file's length in bytes
+   * @throws UncheckedIOException if the size cannot be read
+   */
   public static long length(Path file) {
     try {
       return java.nio.file.Files.size(file);

@@ -17,6 +17,13 @@ public final class FileOpaqueSpout implements OpaqueSpout<String, Long> {
   private final Path file;
   private final int maxLines;
 
+  /**
+   * Creates the spout; the file is read lazily on each batch.
+   *
+   * @param name the spout's name, unique in its pipeline (keys its metadata)
+   * @param file the newline-delimited input file
+   * @param maxLines the most lines per batch, positive
+   */
   public FileOpaqueSpout(String name, Path file, int maxLines) {
     this.name = name;
     this.file = file;

@@ -58,6 +58,14 @@ public final class KafkaRuns {
   private KafkaRuns() {
   }
 
+  /**
+   * Variant {@code kafka-plain}: one {@code read_committed} KafkaConsumer assigned every partition, polled from the
+   * beginning to the end offsets read at the start, counting into a HashMap; the poll count goes to the extra
+   * property {@code polls}.
+   *
+   * @param ctx the run: {@code kafka=}, {@code topic=}, {@code topicPartitions=}, {@code batch=} and the meter
+   * @return the count of every word of the topic
+   */
   public static Map<String, Long> plain(RunContext ctx) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ctx.kafkaBootstrap());
@@ -107,14 +115,35 @@ public final class KafkaRuns {
     return Math.max(1, ctx.batch() / ctx.topicPartitions());
   }
 
+  /**
+   * Variant {@code epochal-kafka-tx}: the Kafka transactional spout into a RocksDB TransactionalMap.
+   *
+   * @param ctx the run: {@code kafka=}, {@code topic=}, {@code topicPartitions=}, {@code batch=}, {@code threads=},
+   *     {@code partitions=}, {@code inflight=}, the work directory and the meter
+   * @return the committed counts, read back from the state after the timed section
+   */
   public static Map<String, Long> transactional(RunContext ctx) {
     return epochal(ctx, false);
   }
 
+  /**
+   * Variant {@code epochal-kafka-opaque}: the Kafka opaque spout into a RocksDB OpaqueMap.
+   *
+   * @param ctx the run: {@code kafka=}, {@code topic=}, {@code topicPartitions=}, {@code batch=}, {@code threads=},
+   *     {@code partitions=}, {@code inflight=}, the work directory and the meter
+   * @return the committed counts, read back from the state after the timed section
+   */
   public static Map<String, Long> opaque(RunContext ctx) {
     return epochal(ctx, true);
   }
 
+  /**
+   * Variant {@code epochal-kafka-mem-tx}: the Kafka transactional spout into an in-memory TransactionalMap, the spout's share of the cost.
+   *
+   * @param ctx the run: {@code kafka=}, {@code topic=}, {@code topicPartitions=}, {@code batch=}, {@code threads=},
+   *     {@code partitions=}, {@code inflight=} and the meter
+   * @return the committed counts, read back from the state after the timed section
+   */
   public static Map<String, Long> memory(RunContext ctx) {
     InMemoryBackingMap<String, TransactionalValue<Long>> store = new InMemoryBackingMap<>("counts");
     run(ctx, spout(ctx, false), TransactionalMap.factory(store), null);

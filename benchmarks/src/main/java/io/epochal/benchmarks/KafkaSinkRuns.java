@@ -64,6 +64,15 @@ public final class KafkaSinkRuns {
   private KafkaSinkRuns() {
   }
 
+  /**
+   * Variant {@code kafka-sink-plain}: a HashMap word count sending each batch's new counts through one idempotent
+   * producer ({@code acks=all}) to a topic of its own; the records sent go to the extra property
+   * {@code sinkRecordsSent}.
+   *
+   * @param ctx the run: corpus, {@code kafka=}, {@code batch=} and the meter
+   * @return the last value of every word read back from the topic
+   * @throws IllegalStateException if a send failed, or a word's published values do not strictly increase
+   */
   public static Map<String, Long> plain(RunContext ctx) {
     String topic = createTopic(ctx, "sink-plain");
     Properties p = new Properties();
@@ -116,6 +125,15 @@ public final class KafkaSinkRuns {
     return readBack(ctx, topic);
   }
 
+  /**
+   * Variant {@code epochal-kafka-sink}: the RocksDB transactional word count with each batch's new counts published
+   * by the exactly-once Kafka sink to a topic of its own.
+   *
+   * @param ctx the run: corpus, work directory, {@code kafka=}, {@code batch=}, {@code threads=},
+   *     {@code partitions=}, {@code inflight=} and the meter
+   * @return the last value of every word read back from the topic
+   * @throws IllegalStateException if a word's published values do not strictly increase (a duplicate)
+   */
   public static Map<String, Long> exactlyOnce(RunContext ctx) {
     String topic = createTopic(ctx, "sink-epochal");
     KafkaSinkConfig<KeyValue<String, Long>> cfg = KafkaSinkConfig.<KeyValue<String, Long>>strings(KeyValue::key,

@@ -23,6 +23,7 @@ public final class Meter {
   private final AtomicLong heapPeak = new AtomicLong();
   private volatile boolean sampling = true;
 
+  /** Creates a meter and starts its daemon heap sampler, which runs until {@link #stop()}. */
   public Meter() {
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     Thread sampler = new Thread(() -> {
@@ -47,11 +48,16 @@ public final class Meter {
     }
   }
 
+  /** @return whether {@link #start()} has been called */
   public boolean started() {
     return startNanos.get() != 0;
   }
 
-  /** Ends the timed section. */
+  /**
+   * Ends the timed section: records wall and CPU time and stops the heap sampler.
+   *
+   * @throws IllegalStateException if {@link #start()} was never called
+   */
   public void stop() {
     long now = System.nanoTime();
     if (!started()) {
@@ -62,14 +68,17 @@ public final class Meter {
     sampling = false;
   }
 
+  /** @return the wall time of the timed section in nanoseconds, 0 before {@link #stop()} */
   public long wallNanos() {
     return wallNanos;
   }
 
+  /** @return the process CPU time (all threads) of the timed section in nanoseconds, 0 before {@link #stop()} */
   public long cpuNanos() {
     return cpuNanos;
   }
 
+  /** @return the highest heap use sampled since construction, in bytes */
   public long heapPeakBytes() {
     return heapPeak.get();
   }
@@ -84,7 +93,12 @@ public final class Meter {
     return vmHwmKb(Path.of("/proc/self/status"));
   }
 
-  /** @return {@code VmHWM} from a {@code /proc/<pid>/status} file in KiB, or -1 if unknown */
+  /**
+   * Reads the peak resident set size of a process.
+   *
+   * @param status a {@code /proc/<pid>/status} file
+   * @return {@code VmHWM} from the file in KiB, or -1 if unknown (file unreadable or no such line)
+   */
   public static long vmHwmKb(Path status) {
     try {
       for (String line : Files.readAllLines(status)) {

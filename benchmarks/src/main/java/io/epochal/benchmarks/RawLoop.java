@@ -14,6 +14,13 @@ public final class RawLoop {
   private RawLoop() {
   }
 
+  /**
+   * Counts the corpus, timing the whole loop.
+   *
+   * @param ctx the run: corpus and meter (the other options are ignored)
+   * @return the count of every word of the corpus
+   * @throws Exception if the corpus cannot be read (the child records it as the run's error)
+   */
   public static Map<String, Long> run(RunContext ctx) throws Exception {
     ctx.meter().start();
     HashMap<String, long[]> counts = new HashMap<>(1 << 18);

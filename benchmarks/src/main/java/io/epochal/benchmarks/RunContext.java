@@ -8,23 +8,32 @@ import java.util.Properties;
  * extra result properties to fill.
  */
 public record RunContext(Path corpus, Path work, Options options, Meter meter, Properties extra) {
+  /** @return the tuples per batch, option {@code batch=} (default 10 000) */
   public int batch() {
     return options.intValue("batch", 10_000);
   }
 
+  /** @return the worker threads, option {@code threads=} (default 2) */
   public int threads() {
     return options.intValue("threads", 2);
   }
 
+  /** @return the spout partitions the corpus is split into, option {@code partitions=} (default 2) */
   public int partitions() {
     return options.intValue("partitions", 2);
   }
 
+  /** @return the batches allowed in flight at once, option {@code inflight=} (default 2) */
   public int inFlight() {
     return options.intValue("inflight", 2);
   }
 
-  /** The PostgreSQL variants' server (the password comes in {@link PostgresServer#PASSWORD_ENV}). */
+  /**
+   * The PostgreSQL variants' server (the password comes in {@link PostgresServer#PASSWORD_ENV}).
+   *
+   * @return the JDBC URL of option {@code jdbc=}
+   * @throws IllegalStateException if the option is absent (a non-PostgreSQL run)
+   */
   public String jdbcUrl() {
     String url = options.get("jdbc", null);
     if (url == null) {
@@ -33,11 +42,17 @@ public record RunContext(Path corpus, Path work, Options options, Meter meter, P
     return url;
   }
 
+  /** @return the PostgreSQL user, option {@code jdbcUser=} (default {@code postgres}) */
   public String jdbcUser() {
     return options.get("jdbcUser", "postgres");
   }
 
-  /** The Kafka variants' broker (the harness passes it). */
+  /**
+   * The Kafka variants' broker (the harness passes it).
+   *
+   * @return the bootstrap servers of option {@code kafka=}
+   * @throws IllegalStateException if the option is absent (a non-Kafka run)
+   */
   public String kafkaBootstrap() {
     String b = options.get("kafka", null);
     if (b == null) {
@@ -46,17 +61,29 @@ public record RunContext(Path corpus, Path work, Options options, Meter meter, P
     return b;
   }
 
-  /** The Kafka variants' topic (the corpus, loaded by the harness). */
+  /**
+   * The Kafka variants' topic (the corpus, loaded by the harness).
+   *
+   * @return the topic name of option {@code topic=} (default {@code e2e})
+   */
   public String topic() {
     return options.get("topic", "e2e");
   }
 
-  /** The partitions of {@link #topic()}. */
+  /**
+   * The partitions of {@link #topic()}.
+   *
+   * @return the partition count of option {@code topicPartitions=} (default 4)
+   */
   public int topicPartitions() {
     return options.intValue("topicPartitions", 4);
   }
 
-  /** The PostgreSQL schema of this run (created by the run, dropped after it). */
+  /**
+   * The PostgreSQL schema of this run (created by the run, dropped after it).
+   *
+   * @return the schema name of option {@code schema=} (default {@code e2e})
+   */
   public String schema() {
     return options.get("schema", "e2e");
   }

@@ -43,10 +43,26 @@ public final class FlinkRun {
   private FlinkRun() {
   }
 
+  /**
+   * Variant {@code flink-heap}: the job on the heap ({@code hashmap}) state backend.
+   *
+   * @param ctx the run: corpus, work directory (checkpoints), {@code partitions=} (job parallelism) and the meter;
+   *     Flink's net runtime goes to the extra property {@code flinkNetRuntimeMillis}
+   * @return the final count of every word, as emitted by the job at the end of the input
+   * @throws Exception if the job fails
+   */
   public static Map<String, Long> heap(RunContext ctx) throws Exception {
     return run(ctx, "hashmap");
   }
 
+  /**
+   * Variant {@code flink-rocksdb}: the job on the RocksDB state backend with incremental checkpoints.
+   *
+   * @param ctx the run: corpus, work directory (checkpoints), {@code partitions=} (job parallelism) and the meter;
+   *     Flink's net runtime goes to the extra property {@code flinkNetRuntimeMillis}
+   * @return the final count of every word, as emitted by the job at the end of the input
+   * @throws Exception if the job fails
+   */
   public static Map<String, Long> rocksdb(RunContext ctx) throws Exception {
     return run(ctx, "rocksdb");
   }

@@ -33,6 +33,7 @@ public class CodecBench {
   private byte[] bannerKryo;
   private byte[] countFixed;
 
+  /** Creates the codecs and pre-encodes the values the decode benchmarks read. */
   @Setup
   public void setUp() {
     kryoLong = Codecs.kryo();
@@ -45,31 +46,37 @@ public class CodecBench {
     countFixed = fixedLong.encode(count);
   }
 
+  /** @return the Kryo encoding of a {@code Long} count */
   @Benchmark
   public byte[] kryoEncodeLong() {
     return kryoLong.encode(count);
   }
 
+  /** @return the count decoded from its Kryo encoding */
   @Benchmark
   public Long kryoDecodeLong() {
     return kryoLong.decode(countKryo);
   }
 
+  /** @return the Kryo encoding of a five-element list (two strings, a long, a double and a boolean) */
   @Benchmark
   public byte[] kryoEncodeList() {
     return kryoList.encode(banner);
   }
 
+  /** @return the list decoded from its Kryo encoding */
   @Benchmark
   public ArrayList<Object> kryoDecodeList() {
     return kryoList.decode(bannerKryo);
   }
 
+  /** @return the count in the fixed 8-byte long codec ({@code Codecs.longs()}) */
   @Benchmark
   public byte[] fixedEncodeLong() {
     return fixedLong.encode(count);
   }
 
+  /** @return the count decoded by the fixed long codec */
   @Benchmark
   public Long fixedDecodeLong() {
     return fixedLong.decode(countFixed);

@@ -27,12 +27,18 @@ public class FarmHashBench {
   private List<String> words;
   private String longText;
 
+  /** Draws the 1,000 corpus-like words the word benchmarks hash. */
   @Setup
   public void setUp() {
     words = Words.zipf(1000);
     longText = "a longer key such as a URL: https://example.com/path/to/some/resource?with=query&and=more";
   }
 
+  /**
+   * Hashes 1,000 corpus-like words.
+   *
+   * @param bh consumes each hash so that it is not optimised away
+   */
   @Benchmark
   public void farmHashWords(Blackhole bh) {
     for (String w : words) {
@@ -40,6 +46,11 @@ public class FarmHashBench {
     }
   }
 
+  /**
+   * Hashes the longs 0 to 999.
+   *
+   * @param bh consumes each hash so that it is not optimised away
+   */
   @Benchmark
   public void farmHashLongs(Blackhole bh) {
     for (long i = 0; i < 1000; i++) {
@@ -47,11 +58,17 @@ public class FarmHashBench {
     }
   }
 
+  /** @return the hash of one 89-character URL-like key */
   @Benchmark
   public long farmHashLongString() {
     return FarmHash.farmHash(longText);
   }
 
+  /**
+   * Computes the partition (of 4) of 1,000 corpus-like words, hash included.
+   *
+   * @param bh consumes each partition so that it is not optimised away
+   */
   @Benchmark
   public void partitionOfWords(Blackhole bh) {
     for (String w : words) {

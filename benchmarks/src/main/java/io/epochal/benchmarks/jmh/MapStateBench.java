@@ -51,6 +51,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class MapStateBench {
+  /** The distinct keys each batch updates (JMH parameter). */
   @Param({"1000", "20000"})
   public int keys;
 
@@ -68,6 +69,12 @@ public class MapStateBench {
   private MapState<String, Long> rocksOpaque;
   private static final byte[] META = new byte[8];
 
+  /**
+   * Creates the updaters, the in-memory states, and the RocksDB store with its two table states in a temporary
+   * directory.
+   *
+   * @throws IOException if the temporary directory cannot be created
+   */
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     updaters = new HashMap<>();
@@ -89,6 +96,11 @@ public class MapStateBench {
         .makeState(epochs.context("opaque", 0, 1));
   }
 
+  /**
+   * Closes the RocksDB store and deletes its directory.
+   *
+   * @throws IOException if the directory cannot be listed
+   */
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
     rocks.close();
@@ -97,6 +109,11 @@ public class MapStateBench {
     }
   }
 
+  /**
+   * One batch on the TransactionalMap over the in-memory backing map.
+   *
+   * @return the new count of every key
+   */
   @Benchmark
   public Map<String, Long> transactionalInMemory() {
     long t = ++txid;
@@ -106,6 +123,11 @@ public class MapStateBench {
     return out;
   }
 
+  /**
+   * One batch on the OpaqueMap over the in-memory backing map.
+   *
+   * @return the new count of every key
+   */
   @Benchmark
   public Map<String, Long> opaqueInMemory() {
     long t = ++txid;
@@ -115,18 +137,31 @@ public class MapStateBench {
     return out;
   }
 
-  /** Read from RocksDB and buffer in the epoch, then commit the epoch: one durable batch. */
+  /**
+   * Read from RocksDB and buffer in the epoch, then commit the epoch: one durable batch (transactional layout).
+   *
+   * @return the new count of every key
+   */
   @Benchmark
   public Map<String, Long> transactionalRocksDbEpochCommit() {
     return epoch(rocksTx);
   }
 
+  /**
+   * As {@link #transactionalRocksDbEpochCommit()} with the opaque layout.
+   *
+   * @return the new count of every key
+   */
   @Benchmark
   public Map<String, Long> opaqueRocksDbEpochCommit() {
     return epoch(rocksOpaque);
   }
 
-  /** Only the multiUpdate over RocksDB (reads + buffering); the epoch is aborted. */
+  /**
+   * Only the multiUpdate over RocksDB (reads + buffering); the epoch is aborted.
+   *
+   * @return the count every key would get (always the same: nothing is committed)
+   */
   @Benchmark
   public Map<String, Long> transactionalRocksDbUpdateOnly() {
     long t = txid + 1; // nothing is committed: every invocation replays the same txid

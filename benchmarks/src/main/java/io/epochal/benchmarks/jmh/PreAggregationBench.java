@@ -34,6 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class PreAggregationBench {
+  /** The engine partitions the batch is grouped into (JMH parameter). */
   @Param({"2"})
   public int partitions;
 
@@ -45,22 +46,26 @@ public class PreAggregationBench {
   private record Grouped(List<List<Object>> keys, List<List<Object>> records) {
   }
 
+  /** Draws the batch's 100,000 words and groups them once for {@link #preAggregate()}. */
   @Setup
   public void setUp() {
     words = new ArrayList<>(Words.zipf(100_000));
     grouped = groupBy(words);
   }
 
+  /** @return the batch's keys and records split by partition */
   @Benchmark
   public Object groupBy() {
     return groupBy(words);
   }
 
+  /** @return the per-partition counts per key of the pre-grouped batch */
   @Benchmark
   public Object preAggregate() {
     return preAggregate(grouped);
   }
 
+  /** @return the per-partition counts per key, grouping included */
   @Benchmark
   public Object groupByAndPreAggregate() {
     return preAggregate(groupBy(words));

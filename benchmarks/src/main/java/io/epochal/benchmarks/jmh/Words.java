@@ -9,6 +9,12 @@ public final class Words {
   private Words() {
   }
 
+  /**
+   * Draws words with the corpus' distribution and seed; every call returns the same list.
+   *
+   * @param n the number of words to draw, non-negative
+   * @return {@code n} words {@code w<rank>}, with repeats, in draw order
+   */
   public static List<String> zipf(int n) {
     int vocabulary = 100_000;
     double[] cdf = new double[vocabulary];
@@ -36,7 +42,12 @@ public final class Words {
     return out;
   }
 
-  /** {@code n} distinct words {@code w0 … w<n-1>}. */
+  /**
+   * {@code n} distinct words {@code w0 … w<n-1>}.
+   *
+   * @param n the number of words, non-negative
+   * @return the words in rank order
+   */
   public static List<String> distinct(int n) {
     List<String> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {

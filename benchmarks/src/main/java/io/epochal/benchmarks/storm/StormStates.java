@@ -51,6 +51,14 @@ public final class StormStates {
   private record Run(String variant, int round, double wordsPerSecond, double seconds, long batches) {
   }
 
+  /**
+   * Runs the comparison, first re-launching itself in a child JVM with Storm's classpath and exiting with its status.
+   *
+   * @param args {@code --option value} pairs: {@code --sentences}, {@code --rounds}, {@code --batch},
+   *     {@code --partitions}, {@code --pending}, {@code --dir} (the corpus and work directory)
+   * @throws Exception if the child, the cluster or a run fails, a run's counts differ from the recount, or an option
+   *     is unknown
+   */
   public static void main(String[] args) throws Exception {
     if (System.getProperty("storm-states.child") == null) {
       // Storm's LocalCluster needs log4j-core, not the harness' slf4j-simple: run in a child with Storm's classpath.

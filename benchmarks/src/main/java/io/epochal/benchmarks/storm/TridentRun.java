@@ -62,10 +62,28 @@ public final class TridentRun {
   private TridentRun() {
   }
 
+  /**
+   * Variant {@code storm-tx}: the transactional Trident spout into Storm's {@link TransactionalMap}.
+   *
+   * @param ctx the run: corpus, {@code batch=}, {@code partitions=} (split and aggregate tasks), {@code inflight=}
+   *     (max spout pending) and the meter; the batch count goes to the extra property {@code batches}
+   * @return the committed counts, read from the topology's states after every partition committed the last batch
+   * @throws Exception if the cluster fails, or {@link IllegalStateException} if the topology does not finish within
+   *     an hour
+   */
   public static Map<String, Long> transactional(RunContext ctx) throws Exception {
     return run(ctx, false);
   }
 
+  /**
+   * Variant {@code storm-opaque}: the opaque partitioned Trident spout into Storm's opaque {@code MemoryMapState}.
+   *
+   * @param ctx the run: corpus, {@code batch=}, {@code partitions=} (split and aggregate tasks), {@code inflight=}
+   *     (max spout pending) and the meter; the batch count goes to the extra property {@code batches}
+   * @return the committed counts, read from the topology's states after every partition committed the last batch
+   * @throws Exception if the cluster fails, or {@link IllegalStateException} if the topology does not finish within
+   *     an hour
+   */
   public static Map<String, Long> opaque(RunContext ctx) throws Exception {
     return run(ctx, true);
   }
@@ -169,7 +187,9 @@ public final class TridentRun {
   /** A transactional spout: the coordinator fixes each batch's byte range {@code [start, end)}. */
   public static final class FileTransactionalTridentSpout implements ITridentSpout<List<Long>> {
     private static final long serialVersionUID = 1L;
+    /** The path of the corpus file, as a string (serializable). */
     private final String file;
+    /** The most lines per batch. */
     private final int batch;
 
     FileTransactionalTridentSpout(String file, int batch) {
@@ -254,6 +274,7 @@ public final class TridentRun {
   /** The file as one partition. */
   public static final class FilePartition implements ISpoutPartition, Serializable {
     private static final long serialVersionUID = 1L;
+    /** The path of the corpus file, also the partition's id. */
     private final String file;
 
     FilePartition(String file) {
@@ -280,7 +301,9 @@ public final class TridentRun {
   public static final class FileOpaqueTridentSpout
       implements IOpaquePartitionedTridentSpout<String, FilePartition, Long> {
     private static final long serialVersionUID = 1L;
+    /** The path of the corpus file, as a string (serializable). */
     private final String file;
+    /** The most lines per batch. */
     private final int batch;
 
     FileOpaqueTridentSpout(String file, int batch) {
@@ -358,7 +381,9 @@ public final class TridentRun {
   /** Trident's own map states, wrapped to observe commits. */
   public static final class TrackingFactory implements StateFactory {
     private static final long serialVersionUID = 1L;
+    /** Whether to make Storm's opaque {@link MemoryMapState} (else a {@link TransactionalMap} over a static map). */
     private final boolean opaque;
+    /** The factory of the opaque states. */
     private final MemoryMapState.Factory memory = new MemoryMapState.Factory();
 
     TrackingFactory(boolean opaque) {
