@@ -204,12 +204,57 @@ final class ModuleRules {
     }
   }
 
+  /**
+   * The code lines of a source file: lines with something outside comments, blank lines and comment-only lines
+   * (Javadoc included) not counted, so that documenting a class never pushes it over a size limit.
+   */
   private static long lineCount(Path file) {
-    try (Stream<String> lines = Files.lines(file)) {
-      return lines.count();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    return codeLines(read(file));
+  }
+
+  /** The lines of {@code source} holding code outside comments (string, char and text-block literals are code). */
+  static long codeLines(String source) {
+    long count = 0;
+    boolean code = false;
+    boolean block = false;
+    int n = source.length();
+    for (int i = 0; i < n; i++) {
+      char c = source.charAt(i);
+      char next = i + 1 < n ? source.charAt(i + 1) : '\0';
+      if (c == '\n') {
+        count += code ? 1 : 0;
+        code = false;
+      } else if (block) {
+        if (c == '*' && next == '/') {
+          block = false;
+          i++;
+        }
+      } else if (c == '/' && next == '*') {
+        block = true;
+        i++;
+      } else if (c == '/' && next == '/') {
+        while (i + 1 < n && source.charAt(i + 1) != '\n') {
+          i++;
+        }
+      } else if (c == '"' || c == '\'') {
+        code = true;
+        boolean textBlock = c == '"' && source.startsWith("\"\"\"", i);
+        String end = textBlock ? "\"\"\"" : String.valueOf(c);
+        i += textBlock ? 3 : 1;
+        while (i < n && !source.startsWith(end, i)) {
+          if (source.charAt(i) == '\\') {
+            i++;
+          } else if (source.charAt(i) == '\n') {
+            count++; // a text block's lines are code
+          }
+          i++;
+        }
+        i += end.length() - 1;
+      } else if (!Character.isWhitespace(c)) {
+        code = true;
+      }
     }
+    return count + (code ? 1 : 0);
   }
 
   private static String read(Path file) {

@@ -84,6 +84,18 @@ class ModuleRulesTest {
   }
 
   @Test
+  void onlyCodeLinesCountSoThatDocumentingAClassNeverMakesItOversized() {
+    String source = String.join("\n",
+        "/** A class.", " *", " * @since 1", " */",       // Javadoc: 0
+        "class A {", "", "  // a comment", "  int a; // trailing", // 2
+        "  /* inline */ int b;", "  String s = \"/* not a comment */\";", // 2
+        "  char c = '\"';", "  String t = \"\"\"", "    text // of a block", "    \"\"\";", // 4
+        "  /*", "   int ignored;", "  */", "}") + "\n";              // 1
+    assertEquals(9, ModuleRules.codeLines(source));
+    assertEquals(0, ModuleRules.codeLines("/**\n * only docs\n */\n\n// and a comment\n"));
+  }
+
+  @Test
   void theModulesOfARootPomAreReadInReactorOrder() throws IOException {
     Files.writeString(root.resolve("pom.xml"), "<project><modules>\n<module>core</module>\n"
         + "<module> user </module></modules></project>");
@@ -95,7 +107,7 @@ class ModuleRulesTest {
   }
 
   private static String lines(int n) {
-    return String.join("\n", Collections.nCopies(n, "// line")) + "\n";
+    return String.join("\n", Collections.nCopies(n, "int field;")) + "\n";
   }
 
   private Module module(String name, Map<String, String> sources) throws IOException {
