@@ -272,6 +272,7 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
         : Math.max(0, touchTime > Long.MAX_VALUE - millis ? Long.MAX_VALUE : touchTime + millis);
     List<Row> upserts = new ArrayList<>();
     List<TableKey> deletes = new ArrayList<>();
+    List<PartitionTimers.Move<K>> moves = new ArrayList<>();
     for (Map.Entry<TableKey, Accessor> entry : accessors.entrySet()) {
       Accessor a = entry.getValue();
       if (!a.dirty) {
@@ -281,15 +282,12 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
       Long old = deadlines.get(tk);
       if (a.value.isPresent()) {
         if (old == null || old.longValue() != deadline) {
-          if (old != null) {
-            ttl.timers().delete(a.key, old);
-          }
-          ttl.timers().add(a.key, deadline);
+          moves.add(new PartitionTimers.Move<>(a.key, old == null ? -1 : old, deadline));
           upserts.add(Row.builder(deadlineKey(tk)).set("deadline", deadline).build());
         }
       } else if (old != null || expired.contains(tk)) {
         if (old != null) {
-          ttl.timers().delete(a.key, old);
+          moves.add(new PartitionTimers.Move<>(a.key, old, -1));
         }
         deletes.add(deadlineKey(tk));
       }
@@ -297,6 +295,7 @@ final class MutableClient<K, S> extends PartitionClient<K, S> implements StateCl
     if (!upserts.isEmpty() || !deletes.isEmpty()) {
       e.buffer.write(ttl.deadlines(), upserts, deletes);
     }
+    ttl.timers().moveAll(moves); // the batch's timer moves: one lookup per timer table, not one per written key
     ttl.timers().flush();
   }
 

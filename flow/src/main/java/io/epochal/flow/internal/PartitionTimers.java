@@ -207,6 +207,86 @@ final class PartitionTimers<K, P> implements TimerClient<K, P> {
     epoch.buffer.upsert(tables.slots(), Row.builder(slotKey(trigger, seq)).set("key", kb).build());
   }
 
+  /**
+   * One key's timer move for {@link #moveAll}: deletes the timer {@code (key, from)} if {@code from >= 0}, adds
+   * {@code (key, to)} (no payload) if {@code to >= 0}.
+   *
+   * @param <K> the key type
+   */
+  record Move<K>(K key, long from, long to) {
+    Move {
+      Objects.requireNonNull(key, "key");
+      if (from >= 0 && from == to) {
+        throw new IllegalArgumentException("a timer move from " + from + " to the same trigger");
+      }
+    }
+  }
+
+  /**
+   * Applies {@code moves} (at most one per key) outside firing, in bulk: ONE lookup of the timers table for every
+   * timer they name and ONE of the tree for the nodes on their paths not read yet in the epoch, whatever the number
+   * of moves; the rows are written in one write per table. Like {@link #delete} then {@link #add} per move.
+   *
+   * @throws IllegalStateException outside the epoch, or while firing
+   */
+  void moveAll(List<Move<K>> moves) {
+    requireEpoch();
+    if (firing) {
+      throw new IllegalStateException("moveAll while firing timers '" + spec.name() + "'");
+    }
+    if (moves.isEmpty()) {
+      return;
+    }
+    List<byte[]> kbs = new ArrayList<>(moves.size());
+    List<TableKey> named = new ArrayList<>(2 * moves.size());
+    List<Long> triggers = new ArrayList<>(2 * moves.size());
+    for (Move<K> m : moves) {
+      byte[] kb = spec.keys().encode(m.key());
+      kbs.add(kb);
+      if (m.from() >= 0) {
+        named.add(timerKey(m.from(), kb));
+        triggers.add(m.from());
+      }
+      if (m.to() >= 0) {
+        named.add(timerKey(m.to(), kb));
+        triggers.add(m.to());
+      }
+    }
+    List<Optional<Row>> existing = named.isEmpty() ? List.of() : epoch.buffer.lookup(tables.timers(), named);
+    tree.prefetch(triggers);
+    List<Row> timerUpserts = new ArrayList<>();
+    List<TableKey> timerDeletes = new ArrayList<>();
+    List<Row> slotUpserts = new ArrayList<>();
+    List<TableKey> slotDeletes = new ArrayList<>();
+    int at = 0;
+    for (int i = 0; i < moves.size(); i++) {
+      Move<K> m = moves.get(i);
+      if (m.from() >= 0) {
+        Optional<Row> row = existing.get(at);
+        TableKey tk = named.get(at++);
+        if (row.isPresent()) {
+          timerDeletes.add(tk);
+          slotDeletes.add(slotKey(m.from(), row.get().getLong("seq")));
+          tree.count(m.from(), -1);
+        }
+      }
+      if (m.to() >= 0) {
+        Optional<Row> row = existing.get(at);
+        TableKey tk = named.get(at++);
+        if (row.isPresent()) {
+          timerUpserts.add(Row.builder(tk).set("seq", row.get().getLong("seq")).set("payload", null).build());
+        } else {
+          long seq = tree.node(0, m.to()).nextSeq++;
+          tree.count(m.to(), +1);
+          timerUpserts.add(Row.builder(tk).set("seq", seq).set("payload", null).build());
+          slotUpserts.add(Row.builder(slotKey(m.to(), seq)).set("key", kbs.get(i)).build());
+        }
+      }
+    }
+    epoch.buffer.write(tables.timers(), timerUpserts, timerDeletes);
+    epoch.buffer.write(tables.slots(), slotUpserts, slotDeletes);
+  }
+
   @Override
   public boolean delete(K key, long trigger) {
     Objects.requireNonNull(key, "key");

@@ -80,6 +80,40 @@ final class TimerTree {
     return n;
   }
 
+  /**
+   * Reads, in ONE lookup, every node on the paths of {@code triggers} (leaf to top) not yet read in this epoch, into
+   * the map of changed nodes: the caller is about to change their counts (a bulk add or delete of timers), so that
+   * the changes cost one lookup of the tree, not one per timer.
+   */
+  void prefetch(java.util.Collection<Long> triggers) {
+    java.util.LinkedHashSet<Id> ids = new java.util.LinkedHashSet<>();
+    for (long t : triggers) {
+      for (int level = 0; level <= TOP; level++) {
+        Id id = new Id(level, nodeOf(t, level));
+        if (!dirty.containsKey(id)) {
+          ids.add(id);
+        }
+      }
+    }
+    if (ids.isEmpty()) {
+      return;
+    }
+    List<TableKey> keys = new ArrayList<>(ids.size());
+    for (Id id : ids) {
+      keys.add(key(id.level(), id.node()));
+    }
+    List<Optional<Row>> rows = epoch.buffer.lookup(table, keys);
+    int i = 0;
+    for (Id id : ids) {
+      Node n = new Node();
+      Optional<Row> row = rows.get(i++);
+      if (row.isPresent()) {
+        read(row.get(), n);
+      }
+      dirty.put(id, n);
+    }
+  }
+
   private void read(Row row, Node n) {
     n.count = row.getLong("count");
     Long next = row.getLong("next_seq");
