@@ -33,8 +33,22 @@ class TtlScript implements KeyedProcessor<String, Ev, String> {
     values = context.state(spec(ttl, domain, maxExpirations));
   }
 
+  /**
+   * Also emits {@code first KEY=VALUE} when the key's first record of the batch is a {@code get}: what the key read
+   * as at the batch's start (the committed state, as a joiner sees it). @return this processor
+   */
+  TtlScript markingFirstReads() {
+    markFirst = true;
+    return this;
+  }
+
+  private boolean markFirst;
+
   @Override
   public void process(String key, List<Ev> records, Emitter<String> out) {
+    if (markFirst && records.get(0).cmd().startsWith("get ")) {
+      out.emit("first " + key + "=" + values.accessor(key).get().orElse("-"));
+    }
     for (Ev e : records) {
       String[] w = e.cmd().split(" ");
       switch (w[0]) {

@@ -99,7 +99,7 @@ public final class FlowPartition<K, T, R> implements State {
       s.begin(e);
     }
     for (JoinedClient<K, ?> j : joiners) {
-      j.begin(e);
+      j.begin(e, () -> computation.clock().processingTime(engineEpoch.attempt()));
     }
     for (PartitionTimers<K, ?> t : timers) {
       t.begin(e);

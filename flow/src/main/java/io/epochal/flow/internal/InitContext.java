@@ -208,9 +208,59 @@ final class InitContext<K> implements ProcessorContext<K> {
     CacheRegion<TableKey, S> region = computation.cache().newRegion("join:" + path + "#" + partition, spec.codec())
         .ttl(spec.ttl()).build();
     JoinedClient<K, S> client = new JoinedClient<>(spec, computation.name(), path, staging.store(), table,
-        region, epochs);
+        region, epochs, joinTtl(spec, path));
     joiners.add(client);
     return client;
+  }
+
+  /**
+   * Finds the TTL of the state a joiner reads, from the joined table: a state with a TTL has the deadlines table
+   * {@code <path>.ttl-deadlines}, whose {@code epochal.ttl.domain} attribute names the TTL's domain; an event-time TTL
+   * is judged at the writer computation's committed watermark, in its {@code .watermark} table beside the state
+   * ({@code <pipeline>/<computation>/.watermark}). Asked when the joiner is bound and, if no TTL was found then, at its
+   * first epoch (a writer in the same pipeline may be made after the joiner). Nothing is claimed: the joiner only
+   * reads.
+   *
+   * @return the lookup; it throws {@link IllegalStateException} if the deadlines table has no valid domain, or the
+   *     TTL is in event time and the writer's watermark table does not exist
+   */
+  private <S> Supplier<java.util.Optional<JoinedClient.JoinTtl>> joinTtl(JoinSpec<K, S> spec, String path) {
+    io.epochal.store.table.TableStore store = staging.store();
+    String deadlinesPath = path + DEADLINES;
+    String watermarkPath = spec.computation().isPresent()
+        ? Watermarks.path(staging.tablePrefix(), pipeline, spec.computation().get())
+        : path.substring(0, Math.max(0, path.lastIndexOf('/'))) + "/" + ComputationWatermark.TABLE;
+    String joiner = "joiner '" + spec.name() + "' of computation '" + computation.name() + "' of pipeline '"
+        + pipeline + "'";
+    String writer = spec.computation().map(c -> "state '" + spec.state().orElseThrow() + "' of computation '" + c
+        + "'").orElse("the state in table " + path);
+    io.epochal.cache.StateCache cache = computation.cache();
+    int part = partition;
+    return () -> {
+      java.util.Optional<Table> deadlines = store.findTable(deadlinesPath);
+      if (deadlines.isEmpty()) {
+        return java.util.Optional.empty();
+      }
+      String domainName = deadlines.get().schema().attributes().get("epochal.ttl.domain");
+      io.epochal.flow.TimeDomain domain;
+      try {
+        domain = io.epochal.flow.TimeDomain.valueOf(Objects.requireNonNull(domainName, "no domain"));
+      } catch (RuntimeException e) {
+        throw new IllegalStateException(joiner + " reads " + writer + ", whose deadlines table " + deadlinesPath
+            + " has no valid 'epochal.ttl.domain' attribute (" + domainName + "): it cannot tell when rows expire",
+            e);
+      }
+      Table watermark = null;
+      if (domain == io.epochal.flow.TimeDomain.EVENT_TIME) {
+        watermark = store.findTable(watermarkPath).orElseThrow(() -> new IllegalStateException(joiner + " reads "
+            + writer + ", which has an event-time TTL, but the writer's watermark table " + watermarkPath
+            + " does not exist: the joiner judges expiry at the writer's committed watermark, so it cannot read "
+            + "this state"));
+      }
+      CacheRegion<TableKey, Long> cached = cache.newRegion("join:" + deadlinesPath + "#" + part,
+          io.epochal.codec.Codecs.longs()).ttl(spec.ttl()).build();
+      return java.util.Optional.of(new JoinedClient.JoinTtl(deadlines.get(), domain, watermark, cached));
+    };
   }
 
   @Override
