@@ -42,7 +42,11 @@ import net.jqwik.api.statistics.Statistics;
  * time (a watermark from the records' timestamps); failures and crash-restarts after the state writes, inside and
  * during the checkpoint commit (so expirations fire in attempts that fail, and restarts fall between a write and its
  * expiration). The committed outputs per txid (what every read saw), the final state rows, the deadlines and the
- * pending expiration timers equal those of the same input run without failures. Runs {@code -Depochal.tries=N}
+ * pending expiration timers equal those of the same input run without failures. A second computation {@code j}
+ * ({@link JoinReader}) reads the state through a joiner on the same {@code get} commands (its cache's clock jumps past
+ * the joiner's cache TTL at every reading, so that it serves nothing stale): its outputs per txid equal the failure-free
+ * run's, and each of its reads agrees with the writer's read of the key at the batch's start (a key's first command
+ * of the batch, {@link TtlScript#markingFirstReads}), also while expired rows linger. Runs {@code -Depochal.tries=N}
  * schedules.
  */
 class TtlReplayProperties {
@@ -85,38 +89,68 @@ class TtlReplayProperties {
     Result reference = run(batches, config, List.of());
     Result replayed = run(batches, config, faults);
     assertEquals(reference.outputs, replayed.outputs, replayed.schedule);
+    assertEquals(reference.joins, replayed.joins, replayed.schedule);
+    assertJoinerAgreesWithTheWriter(reference);
     assertEquals(reference.rows, replayed.rows, replayed.schedule);
     assertEquals(reference.deadlines, replayed.deadlines, replayed.schedule);
     assertEquals(reference.pending, replayed.pending, replayed.schedule);
     Statistics.label("reads of expired keys").collect(reference.outputs.values().stream()
         .flatMap(List::stream).anyMatch(s -> s.endsWith("=-")));
     Statistics.label("restarts").collect(replayed.restarts);
+    Statistics.label("joiner reads of absent keys").collect(reference.joins.values().stream()
+        .flatMap(List::stream).anyMatch(s -> s.endsWith("=-")));
+  }
+
+  /**
+   * Per txid: the writer's read of a key at the batch's start ({@code first k=V}) is what the joiner read for that key
+   * in the batch ({@code join k=V}, every time).
+   */
+  private static void assertJoinerAgreesWithTheWriter(Result r) {
+    for (Map.Entry<Long, List<String>> e : r.outputs.entrySet()) {
+      List<String> joins = r.joins.getOrDefault(e.getKey(), List.of());
+      for (String w : e.getValue()) {
+        if (!w.startsWith("first ")) {
+          continue;
+        }
+        String key = w.substring("first ".length(), w.indexOf('='));
+        List<String> joined = joins.stream().filter(j -> j.startsWith("join " + key + "=")).toList();
+        assertEquals(false, joined.isEmpty(), "txid " + e.getKey() + ": the joiner read " + key);
+        for (String j : joined) {
+          assertEquals("join " + w.substring("first ".length()), j, "txid " + e.getKey() + ": joiner vs writer");
+        }
+      }
+    }
   }
 
   record Config(int partitions, int inFlight, int maxExpirations, Duration ttl, TimeDomain domain) {
   }
 
-  record Result(Map<Long, List<String>> outputs, Map<Object, String> rows, List<String> deadlines,
-      List<String> pending, int restarts, String schedule) {
+  record Result(Map<Long, List<String>> outputs, Map<Long, List<String>> joins, Map<Object, String> rows,
+      List<String> deadlines, List<String> pending, int restarts, String schedule) {
   }
 
   private Result run(List<List<Ev>> batches, Config config, List<Fault> faults) {
     TableStore store = TableStores.inMemory();
     FaultInjector injector = new FaultInjector(faults);
     CollectingSink<String> out = new CollectingSink<>("out");
+    CollectingSink<String> joins = new CollectingSink<>("joins");
+    java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
     ListSpout<Ev> spout = new ListSpout<>(batches);
     ReplayHarness.Outcome outcome = ReplayHarness.runToEnd(incarnation -> {
       TableCheckpointStore checkpoints = TableCheckpointStore.builder(store).owner("w" + incarnation).build();
-      FlowStates states = FlowStates.builder().clock(b -> 10 * b.txid()).build();
+      FlowStates states = FlowStates.builder().clock(b -> 10 * b.txid()).cache(io.epochal.cache.StateCache.builder()
+          .ticker(() -> nanos.addAndGet(Duration.ofSeconds(61).toNanos())).build()).build();
       PipelineBuilder builder = Pipeline.newBuilder("ttl").partitions(config.partitions())
           .threads(config.partitions() > 1 ? 2 : 1).maxBatchesInFlight(config.inFlight())
           .retryPolicy(RetryPolicy.immediate(50)).sleeper(d -> { }).checkpointStore(injector.wrap(checkpoints));
       java.util.function.Supplier<TtlScript> processor = () -> new TtlScript(config.ttl(), config.domain(),
-          config.maxExpirations());
+          config.maxExpirations()).markingFirstReads();
+      io.epochal.pipeline.Stream<Ev> input = builder.source(spout);
+      Flow.process(input, "j", Ev::key, () -> new JoinReader("c", JoinSpec.DEFAULT_TTL), states).to("joins", joins);
       (config.domain() == TimeDomain.EVENT_TIME
-          ? Flow.process(builder.source(spout), "c", Ev::key, processor, states,
+          ? Flow.process(input, "c", Ev::key, processor, states,
               EventScript.strategy(0).sourcePartition(Ev::src).build())
-          : Flow.process(builder.source(spout), "c", Ev::key, processor, states)).to("out", out);
+          : Flow.process(input, "c", Ev::key, processor, states)).to("out", out);
       return builder.build();
     }, 60);
     Map<Long, List<String>> outputs = new TreeMap<>();
@@ -124,7 +158,12 @@ class TtlReplayProperties {
       outputs.computeIfAbsent(o.txid(), t -> new ArrayList<>()).add(o.value());
     }
     outputs.values().forEach(l -> l.sort(null));
-    return new Result(outputs, FlowTesting.read(store, "ttl/c/v", Codecs.strings()),
+    Map<Long, List<String>> joined = new TreeMap<>();
+    for (CollectingSink.Output<String> o : joins.committed()) {
+      joined.computeIfAbsent(o.txid(), t -> new ArrayList<>()).add(o.value());
+    }
+    joined.values().forEach(l -> l.sort(null));
+    return new Result(outputs, joined, FlowTesting.read(store, "ttl/c/v", Codecs.strings()),
         scan(store, "ttl/c/v.ttl-deadlines", r -> r.key().get(0) + "@" + r.getLong("deadline")),
         scan(store, "ttl/c/v.ttl.timers", r -> r.get("trigger") + ":" + new String(r.getBytes("key"),
             java.nio.charset.StandardCharsets.ISO_8859_1)),
