@@ -21,7 +21,15 @@ import java.util.Optional;
  *
  * <p>Loaded values (and absent rows) stay in the shared {@link io.epochal.cache.StateCache} for {@link Builder#ttl}
  * (default {@link #DEFAULT_TTL}) or until evicted; a joiner therefore sees the table as it was up to the TTL ago.
- * Immutable and thread-safe.
+ *
+ * <p>A joined state with a TTL ({@link StateSpec.Builder#ttl}; its table has the deadlines table
+ * {@code <path>.ttl-deadlines} beside it) is read with the writer's rule: a row whose committed deadline is at or
+ * before the joiner's read time reads as absent, also while the row waits for its expiration. The read time is the
+ * joiner's processing time at the epoch (a processing-time TTL) or the writing computation's committed watermark (an
+ * event-time TTL, read from its {@code .watermark} table beside the state; if that table does not exist, building
+ * the pipeline, or the joiner's first epoch, fails with {@link IllegalStateException}). A cached value is not served past its deadline.
+ *
+ * <p>Immutable and thread-safe.
  *
  * @param <K> the key type
  * @param <S> the state type
