@@ -43,10 +43,11 @@ public final class PipelineEpoch implements EpochBuffer {
   private static final class Buffered {
     final Table table;
     /** By key, a {@link Row} or {@link #DELETED}. */
-    final LinkedHashMap<TableKey, Object> writes = new LinkedHashMap<>();
+    final LinkedHashMap<TableKey, Object> writes;
 
-    Buffered(Table table) {
+    Buffered(Table table, int expected) {
       this.table = table;
+      this.writes = new LinkedHashMap<>(Math.max(16, (int) (expected / 0.75f) + 1)); // presized: no rehash per batch
     }
   }
 
@@ -169,7 +170,7 @@ public final class PipelineEpoch implements EpochBuffer {
     synchronized (this) {
       Buffered b = buffer.get(table.path());
       if (b == null) {
-        b = new Buffered(table);
+        b = new Buffered(table, upserts.size() + deletes.size());
         buffer.put(table.path(), b);
       } else if (!b.table.schema().equals(table.schema())) {
         throw new EpochalException("pipeline '" + pipeline + "': table " + table.path() + " is written with two "

@@ -34,9 +34,8 @@ import java.util.OptionalLong;
  * txid column (the txid is what makes a replay of the batch idempotent, so the row is kept). A row that cannot be
  * decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's value, before
  * anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded by the map
- * state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused. Each key is
- * mapped to its table key once per epoch (the mapping is kept until the epoch ends). Thread-safe (stateless besides
- * the epoch and that mapping, which is locked per call). Internal.
+ * state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused. Thread-safe
+ * (stateless besides the epoch). Internal.
  *
  * @param <K> the key type
  * @param <C> the cell type
@@ -51,11 +50,6 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
   private final boolean deleteEmpty;
   /** The epoch of the batch being applied, null outside one. */
   private volatile Epoch epoch;
-  /**
-   * The table keys of the keys read or written in the open epoch (a map state reads a batch's keys, then writes the
-   * same keys: each is mapped once), dropped at its end. Guarded by itself; replaced by {@link #begin}.
-   */
-  private volatile HashMap<K, TableKey> epochKeys = new HashMap<>();
 
   /**
    * @param store the table store holding {@code table}
@@ -80,19 +74,16 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
   @Override
   public void begin(Epoch epoch) {
     this.epoch = Objects.requireNonNull(epoch, "epoch");
-    this.epochKeys = new HashMap<>();
   }
 
   @Override
   public void end() {
     epoch = null;
-    epochKeys = new HashMap<>();
   }
 
   @Override
   public void abort() {
     epoch = null;
-    epochKeys = new HashMap<>();
   }
 
   /**
@@ -128,12 +119,9 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
     // The keys in order with their table keys, side by side (a key given twice is looked up twice, same result).
     List<K> typed = new ArrayList<>(wanted.size());
     List<TableKey> tableKeys = new ArrayList<>(wanted.size());
-    HashMap<K, TableKey> known = epoch == null ? new HashMap<>() : epochKeys; // no cache outside an epoch
-    synchronized (known) {
-      for (K k : wanted) {
-        tableKeys.add(tableKey(k, known));
-        typed.add(k);
-      }
+    for (K k : wanted) {
+      tableKeys.add(tableKey(k));
+      typed.add(k);
     }
     Optional<EpochBuffer> buffer = staging();
     List<Optional<Row>> rows = buffer.isPresent() ? buffer.get().lookup(table, tableKeys)
@@ -154,18 +142,15 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
     Objects.requireNonNull(cells, "cells");
     List<Row> upserts = new ArrayList<>(cells.size());
     List<TableKey> deletes = new ArrayList<>();
-    HashMap<K, TableKey> known = epoch == null ? new HashMap<>() : epochKeys; // no cache outside an epoch
-    synchronized (known) {
-      for (Map.Entry<K, C> e : cells.entrySet()) {
-        TableKey key = tableKey(e.getKey(), known);
-        C cell = Objects.requireNonNull(e.getValue(), "cell");
-        if (deleteEmpty && layout.isEmpty(cell)) {
-          deletes.add(key);
-        } else {
-          Row.Builder row = Row.builder(key);
-          layout.write(cell, row);
-          upserts.add(row.build());
-        }
+    for (Map.Entry<K, C> e : cells.entrySet()) {
+      TableKey key = tableKey(e.getKey());
+      C cell = Objects.requireNonNull(e.getValue(), "cell");
+      if (deleteEmpty && layout.isEmpty(cell)) {
+        deletes.add(key);
+      } else {
+        Row.Builder row = Row.builder(key);
+        layout.write(cell, row);
+        upserts.add(row.build());
       }
     }
     staging().orElseThrow(() -> new IllegalStateException("state '" + context.stateName() + "' of pipeline '"
@@ -177,18 +162,6 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
    * The table key of {@code key}: a key the codec cannot map (a null or mistyped part, a string with no UTF-8 form)
    * is an {@link InvalidRecordException} naming the table and the key (no retry maps it either).
    */
-  private TableKey tableKey(K key, HashMap<K, TableKey> known) {
-    if (key == null) {
-      return tableKey(null);
-    }
-    TableKey mapped = known.get(key);
-    if (mapped == null) {
-      mapped = tableKey(key);
-      known.put(key, mapped);
-    }
-    return mapped;
-  }
-
   private TableKey tableKey(K key) {
     if (key == null) {
       throw new InvalidRecordException("null key for table " + table.path(), null,
