@@ -64,6 +64,31 @@ public enum ColumnType {
    * @return the normalized value
    * @throws IllegalArgumentException if the value has another type or a string has no UTF-8 form
    */
+  /**
+   * {@link #normalize} of a value that already has this type's Java representation (no widening), without a
+   * description: the common case on the row and key paths, with no supplier to allocate.
+   *
+   * @param value a non-null value
+   * @return the normalized value, or null if {@link #normalize} must decide (widening, or an error to report)
+   */
+  Object normalizeValid(Object value) {
+    switch (this) {
+      case INT64:
+      case UINT64:
+        return value instanceof Long ? value : null;
+      case DOUBLE:
+        return value instanceof Double ? value : null;
+      case BOOLEAN:
+        return value instanceof Boolean ? value : null;
+      case STRING:
+        return value instanceof String s && !hasUnpairedSurrogate(s) ? s : null;
+      case BYTES:
+        return value instanceof byte[] b ? Arrays.copyOf(b, b.length) : null;
+      default:
+        return null;
+    }
+  }
+
   Object normalize(Object value, java.util.function.Supplier<String> what) {
     Objects.requireNonNull(value, what);
     switch (this) {

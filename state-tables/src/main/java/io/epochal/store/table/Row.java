@@ -213,6 +213,10 @@ public final class Row {
   }
 
   private static Object check(TableSchema schema, Column c, Object value) {
+    Object fast = value == null ? null : c.type().normalizeValid(value);
+    if (fast != null) {
+      return fast;
+    }
     // the description is built only for a message (this runs for every value)
     java.util.function.Supplier<String> what = () -> "table " + schema.path() + " value column '" + c.name() + "' ("
         + c.type().displayName() + ")";
@@ -232,7 +236,10 @@ public final class Row {
    */
   public static final class Builder {
     private final TableKey key;
-    private final Object[] values;
+    /** The values; handed to the last row built, and copied before a later {@link #set} changes them. */
+    private Object[] values;
+    /** Whether a row built holds {@link #values}. */
+    private boolean shared;
 
     private Builder(TableKey key) {
       this.key = key;
@@ -257,7 +264,12 @@ public final class Row {
             + (schema.userKeyIndex(column) >= 0 || column.equals(TableSchema.HASH_COLUMN)
                 ? " (it is a key column, set by the key)" : ""));
       }
-      values[i] = check(schema, schema.valueColumns().get(i), value);
+      Object checked = check(schema, schema.valueColumns().get(i), value);
+      if (shared) {
+        values = values.clone();
+        shared = false;
+      }
+      values[i] = checked;
       return this;
     }
 
@@ -274,7 +286,8 @@ public final class Row {
               + c.type().displayName() + ") is required and was not set");
         }
       }
-      return new Row(key, values.clone());
+      shared = true;
+      return new Row(key, values);
     }
   }
 }

@@ -25,11 +25,17 @@ import java.util.Objects;
 public final class TableKey implements Comparable<TableKey> {
   private final TableSchema schema;
   private final Object[] parts;
+  /**
+   * {@code parts[0]} (null for a key of no parts), held inline so that comparing single-part keys, as a hash probe
+   * of a table's rows does, reads no array. Fits the object's alignment padding.
+   */
+  private final Object first;
   private final long hash;
 
   private TableKey(TableSchema schema, Object[] parts) {
     this.schema = schema;
     this.parts = parts;
+    this.first = parts.length == 0 ? null : parts[0];
     this.hash = FarmHash.farmHash(parts);
   }
 
@@ -55,16 +61,23 @@ public final class TableKey implements Comparable<TableKey> {
     }
     Object[] normalized = new Object[userKeyParts.length];
     for (int i = 0; i < normalized.length; i++) {
-      Column c = columns.get(i);
-      // the description is built only for a message (this runs for every key part)
-      java.util.function.Supplier<String> what = () -> "table " + schema.path() + " key column '" + c.name() + "' ("
-          + c.type().displayName() + ")";
-      if (userKeyParts[i] == null) {
-        throw new NullPointerException(what.get() + " must not be null");
-      }
-      normalized[i] = c.type().normalize(userKeyParts[i], what);
+      normalized[i] = normalizedPart(schema, columns.get(i), userKeyParts[i]);
     }
     return new TableKey(schema, normalized);
+  }
+
+  /** One user key part, checked and normalized; the message (built only on failure) names the table and column. */
+  private static Object normalizedPart(TableSchema schema, Column c, Object part) {
+    Object fast = part == null ? null : c.type().normalizeValid(part);
+    if (fast != null) {
+      return fast;
+    }
+    java.util.function.Supplier<String> what = () -> "table " + schema.path() + " key column '" + c.name() + "' ("
+        + c.type().displayName() + ")";
+    if (part == null) {
+      throw new NullPointerException(what.get() + " must not be null");
+    }
+    return c.type().normalize(part, what);
   }
 
   /**
@@ -78,7 +91,18 @@ public final class TableKey implements Comparable<TableKey> {
    */
   public static TableKey of(TableSchema schema, List<?> userKeyParts) {
     Objects.requireNonNull(userKeyParts, "userKeyParts");
-    return of(schema, userKeyParts.toArray());
+    Objects.requireNonNull(schema, "schema");
+    List<Column> columns = schema.userKeyColumns();
+    int n = userKeyParts.size();
+    if (n != columns.size()) {
+      return of(schema, userKeyParts.toArray()); // throws the count's message
+    }
+    // normalized straight from the list: one array, not a copy of the list's and then the normalized one
+    Object[] normalized = new Object[n];
+    for (int i = 0; i < n; i++) {
+      normalized[i] = normalizedPart(schema, columns.get(i), userKeyParts.get(i));
+    }
+    return new TableKey(schema, normalized);
   }
 
   /** @return the schema of the key's table */
@@ -164,23 +188,37 @@ public final class TableKey implements Comparable<TableKey> {
 
   @Override
   public boolean equals(Object o) {
-    return o == this || o instanceof TableKey other && other.hash == hash && partsEqual(other.parts, parts)
+    return o == this || o instanceof TableKey other && other.hash == hash && partsEqual(other, this)
         && (other.schema == schema || other.schema.path().equals(schema.path()));
   }
 
-  /** {@code Arrays.deepEquals} for normalized parts (no nested arrays besides {@code byte[]}), on the lookup path. */
-  private static boolean partsEqual(Object[] a, Object[] b) {
+  /**
+   * {@code Arrays.deepEquals} of the normalized parts (no nested arrays besides {@code byte[]}), on the lookup path:
+   * the first parts are compared from the inline field, so a single-part key's comparison reads no array.
+   */
+  private static boolean partsEqual(TableKey ka, TableKey kb) {
+    Object fa = ka.first;
+    Object fb = kb.first;
+    if (fa != fb && (fa == null || fb == null || !partEqual(fa, fb))) {
+      return false;
+    }
+    Object[] a = ka.parts;
+    Object[] b = kb.parts;
     if (a.length != b.length) {
       return false;
     }
-    for (int i = 0; i < a.length; i++) {
+    for (int i = 1; i < a.length; i++) {
       Object x = a[i];
       Object y = b[i];
-      if (x != y && !(x instanceof byte[] bx ? y instanceof byte[] by && Arrays.equals(bx, by) : x.equals(y))) {
+      if (x != y && !partEqual(x, y)) {
         return false;
       }
     }
     return true;
+  }
+
+  private static boolean partEqual(Object x, Object y) {
+    return x instanceof byte[] bx ? y instanceof byte[] by && Arrays.equals(bx, by) : x.equals(y);
   }
 
   @Override

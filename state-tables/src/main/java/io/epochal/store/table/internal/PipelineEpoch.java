@@ -22,7 +22,7 @@ import java.util.Optional;
 
 /**
  * One pipeline's lease and epoch buffer. Under the epoch protocol the buffer holds every state write of the current
- * attempt (per table, last write of a key wins; a delete is {@code Optional.empty()}) until {@link #commit} writes it
+ * attempt (per table, last write of a key wins; a delete is a marker) until {@link #commit} writes it
  * with the checkpoint row in one store transaction under the lease, or {@link #abort} drops it. Thread-safe
  * (partitions write concurrently; the buffer is guarded by {@code this}). Internal.
  */
@@ -37,12 +37,17 @@ public final class PipelineEpoch implements EpochBuffer {
   /** The txid the buffered writes were declared for through {@code openEpoch(pipeline, attempt)}, else UNTAGGED. */
   private long tag = UNTAGGED;
 
+  /** A buffered delete (a buffered upsert is its {@link Row}); no {@code Optional} per buffered write. */
+  private static final Object DELETED = new Object();
+
   private static final class Buffered {
     final Table table;
-    final LinkedHashMap<TableKey, Optional<Row>> writes = new LinkedHashMap<>();
+    /** By key, a {@link Row} or {@link #DELETED}. */
+    final LinkedHashMap<TableKey, Object> writes;
 
-    Buffered(Table table) {
+    Buffered(Table table, int expected) {
       this.table = table;
+      this.writes = new LinkedHashMap<>(Math.max(16, (int) (expected / 0.75f) + 1)); // presized: no rehash per batch
     }
   }
 
@@ -116,9 +121,9 @@ public final class PipelineEpoch implements EpochBuffer {
       Buffered b = buffer.get(table.path());
       for (int i = 0; i < n; i++) {
         TableKey key = Objects.requireNonNull(keys.get(i), "key");
-        Optional<Row> written = b == null ? null : b.writes.get(key);
+        Object written = b == null ? null : b.writes.get(key);
         if (written != null) {
-          out[i] = written;
+          out[i] = written == DELETED ? Optional.empty() : Optional.of((Row) written);
         } else {
           missAt[missCount++] = i;
         }
@@ -165,7 +170,7 @@ public final class PipelineEpoch implements EpochBuffer {
     synchronized (this) {
       Buffered b = buffer.get(table.path());
       if (b == null) {
-        b = new Buffered(table);
+        b = new Buffered(table, upserts.size() + deletes.size());
         buffer.put(table.path(), b);
       } else if (!b.table.schema().equals(table.schema())) {
         throw new EpochalException("pipeline '" + pipeline + "': table " + table.path() + " is written with two "
@@ -173,10 +178,10 @@ public final class PipelineEpoch implements EpochBuffer {
             ErrorContext.of(table.path(), null).withPipeline(pipeline));
       }
       for (Row r : upserts) {
-        b.writes.put(r.key(), Optional.of(r));
+        b.writes.put(r.key(), r);
       }
       for (TableKey k : deletes) {
-        b.writes.put(k, Optional.empty());
+        b.writes.put(k, DELETED);
       }
     }
   }
@@ -212,9 +217,9 @@ public final class PipelineEpoch implements EpochBuffer {
       for (Buffered b : drained) {
         List<Row> upserts = new ArrayList<>(b.writes.size());
         List<TableKey> deletes = new ArrayList<>();
-        for (Map.Entry<TableKey, Optional<Row>> e : b.writes.entrySet()) {
-          if (e.getValue().isPresent()) {
-            upserts.add(e.getValue().get());
+        for (Map.Entry<TableKey, Object> e : b.writes.entrySet()) {
+          if (e.getValue() instanceof Row r) {
+            upserts.add(r);
           } else {
             deletes.add(e.getKey());
           }
