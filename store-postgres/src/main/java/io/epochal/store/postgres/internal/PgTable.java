@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
+import org.postgresql.PGConnection;
 
 /**
  * One Epochal table as a PostgreSQL table: its DDL, the SQL of every operation on it, and the binding of keys and
@@ -320,20 +321,21 @@ public final class PgTable {
    * @throws SQLException if the driver cannot create an array
    */
   public Array[] keyArrays(Connection conn, List<TableKey> keyList) throws SQLException {
+    PGConnection pg = conn.unwrap(PGConnection.class); // its createArrayOf takes primitive arrays
     Array[] out = new Array[keys.size()];
     int n = keyList.size();
-    Long[] hashes = new Long[n];
+    long[] hashes = new long[n]; // primitive arrays: no boxing, and pgjdbc writes them in binary in one pass
     for (int i = 0; i < n; i++) {
       hashes[i] = PgTypes.toStored(keyList.get(i).hash());
     }
-    out[0] = conn.createArrayOf("int8", hashes);
+    out[0] = pg.createArrayOf("int8", hashes);
     for (int c = 1; c < keys.size(); c++) {
-      Object[] elements = PgTypes.newArray(keys.get(c).type(), n);
-      ColumnType type = keys.get(c).type();
+      Column column = keys.get(c);
+      Object elements = PgTypes.newBound(column, n);
       for (int i = 0; i < n; i++) {
-        elements[i] = PgTypes.toBound(type, keyList.get(i).get(c - 1));
+        PgTypes.setBound(column, elements, i, keyList.get(i).get(c - 1));
       }
-      out[c] = conn.createArrayOf(PgTypes.arrayElement(keys.get(c).type()), elements);
+      out[c] = pg.createArrayOf(PgTypes.arrayElement(column.type()), elements);
     }
     return out;
   }
@@ -350,6 +352,7 @@ public final class PgTable {
    */
   public Array[] rowArrays(Connection conn, List<TableKey> rowKeys, List<List<Object>> rowValues, int[] crcs)
       throws SQLException {
+    PGConnection pg = conn.unwrap(PGConnection.class);
     List<Column> all = schema.columns();
     Array[] out = new Array[all.size() + 1];
     Array[] keyArrays = keyArrays(conn, rowKeys);
@@ -357,17 +360,13 @@ public final class PgTable {
     int n = rowKeys.size();
     for (int v = 0; v < values.size(); v++) {
       Column c = values.get(v);
-      Object[] elements = PgTypes.newArray(c.type(), n);
+      Object elements = PgTypes.newBound(c, n);
       for (int i = 0; i < n; i++) {
-        elements[i] = PgTypes.toBound(c.type(), rowValues.get(i).get(v));
+        PgTypes.setBound(c, elements, i, rowValues.get(i).get(v));
       }
-      out[keys.size() + v] = conn.createArrayOf(PgTypes.arrayElement(c.type()), elements);
+      out[keys.size() + v] = pg.createArrayOf(PgTypes.arrayElement(c.type()), elements);
     }
-    Integer[] crcArray = new Integer[n];
-    for (int i = 0; i < n; i++) {
-      crcArray[i] = crcs[i];
-    }
-    out[all.size()] = conn.createArrayOf("int4", crcArray);
+    out[all.size()] = pg.createArrayOf("int4", n == crcs.length ? crcs : Arrays.copyOf(crcs, n));
     return out;
   }
 

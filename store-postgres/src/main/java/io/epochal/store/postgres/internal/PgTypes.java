@@ -51,20 +51,51 @@ final class PgTypes {
     return stored ^ Long.MIN_VALUE;
   }
 
-  /** @return {@code value} as bound into an array of a column of {@code type} ({@link #toStored} for uint64) */
-  static Object toBound(ColumnType type, Object value) {
-    return type == ColumnType.UINT64 && value != null ? (Object) toStored((Long) value) : value;
-  }
-
-  /** @return an array of the element class pgjdbc maps to the column's array type */
-  static Object[] newArray(ColumnType type, int size) {
-    return switch (type) {
+  /**
+   * @return the elements of the array bound for {@code size} values of column {@code c}: a primitive array for a
+   *     required int64, uint64, double or boolean column (no boxing; pgjdbc writes it in binary), else an array of the
+   *     element class pgjdbc maps to the column's array type (which can hold nulls)
+   */
+  static Object newBound(Column c, int size) {
+    if (c.required()) {
+      switch (c.type()) {
+        case INT64, UINT64:
+          return new long[size];
+        case DOUBLE:
+          return new double[size];
+        case BOOLEAN:
+          return new boolean[size];
+        default:
+          break;
+      }
+    }
+    return switch (c.type()) {
       case INT64, UINT64 -> new Long[size];
       case STRING -> new String[size];
       case DOUBLE -> new Double[size];
       case BOOLEAN -> new Boolean[size];
       case BYTES -> new byte[size][];
     };
+  }
+
+  /**
+   * Sets element {@code i} of {@code elements} (made by {@link #newBound} for {@code c}) to {@code value} in its
+   * stored form ({@link #toStored} for uint64).
+   *
+   * @throws NullPointerException if {@code value} is null and the column is required (checked before binding)
+   */
+  static void setBound(Column c, Object elements, int i, Object value) {
+    if (elements instanceof long[] longs) {
+      long v = (Long) value;
+      longs[i] = c.type() == ColumnType.UINT64 ? toStored(v) : v;
+    } else if (elements instanceof double[] doubles) {
+      doubles[i] = (Double) value;
+    } else if (elements instanceof boolean[] booleans) {
+      booleans[i] = (Boolean) value;
+    } else {
+      ((Object[]) elements)[i] = c.type() == ColumnType.UINT64 && value != null ? (Object) toStored((Long) value)
+          : value;
+    }
   }
 
   static String ddlType(ColumnType type) {

@@ -1,7 +1,10 @@
 package io.epochal.store.postgres.internal;
 
 import io.epochal.store.table.Column;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -23,6 +26,8 @@ import java.util.zip.CRC32C;
  */
 public final class RowCheck {
   private static final byte VERSION = 1;
+  private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
   private RowCheck() {
   }
@@ -38,11 +43,12 @@ public final class RowCheck {
    * @return the check encoding of a row with key hash {@code hash} and {@code values}
    */
   public static byte[] encode(long hash, List<Column> valueColumns, List<Object> values) {
-    int size = 1 + 8;
-    byte[][] strings = new byte[values.size()][];
-    for (int i = 0; i < values.size(); i++) {
+    // one exact-size array written in place (no ByteBuffer: this runs for every row written and read)
+    int n = values.size();
+    int size = 1 + 8 + n;
+    byte[][] strings = null;
+    for (int i = 0; i < n; i++) {
       Object v = values.get(i);
-      size += 1;
       if (v == null) {
         continue;
       }
@@ -50,6 +56,9 @@ public final class RowCheck {
         case INT64, UINT64, DOUBLE -> size += 8;
         case BOOLEAN -> size += 1;
         case STRING -> {
+          if (strings == null) {
+            strings = new byte[n][];
+          }
           strings[i] = ((String) v).getBytes(StandardCharsets.UTF_8);
           size += 4 + strings[i].length;
         }
@@ -57,28 +66,40 @@ public final class RowCheck {
         default -> throw new AssertionError(valueColumns.get(i));
       }
     }
-    ByteBuffer b = ByteBuffer.allocate(size);
-    b.put(VERSION).putLong(hash);
-    for (int i = 0; i < values.size(); i++) {
+    byte[] b = new byte[size];
+    b[0] = VERSION;
+    LONG.set(b, 1, hash);
+    int at = 9;
+    for (int i = 0; i < n; i++) {
       Object v = values.get(i);
       if (v == null) {
-        b.put((byte) 0);
+        b[at++] = 0;
         continue;
       }
-      b.put((byte) 1);
+      b[at++] = 1;
       switch (valueColumns.get(i).type()) {
-        case INT64, UINT64 -> b.putLong((Long) v);
-        case DOUBLE -> b.putLong(Double.doubleToLongBits((Double) v));
-        case BOOLEAN -> b.put((Boolean) v ? (byte) 1 : (byte) 0);
-        case STRING -> b.putInt(strings[i].length).put(strings[i]);
-        case BYTES -> {
-          byte[] bytes = (byte[]) v;
-          b.putInt(bytes.length).put(bytes);
+        case INT64, UINT64 -> {
+          LONG.set(b, at, (long) (Long) v);
+          at += 8;
         }
+        case DOUBLE -> {
+          LONG.set(b, at, Double.doubleToLongBits((Double) v));
+          at += 8;
+        }
+        case BOOLEAN -> b[at++] = (Boolean) v ? (byte) 1 : (byte) 0;
+        case STRING -> at = putBytes(b, at, strings[i]);
+        case BYTES -> at = putBytes(b, at, (byte[]) v);
         default -> throw new AssertionError(valueColumns.get(i));
       }
     }
-    return b.array();
+    return b;
+  }
+
+  /** Writes {@code bytes} at {@code at} as a 4-byte big-endian length and the bytes; returns the next position. */
+  private static int putBytes(byte[] b, int at, byte[] bytes) {
+    INT.set(b, at, bytes.length);
+    System.arraycopy(bytes, 0, b, at + 4, bytes.length);
+    return at + 4 + bytes.length;
   }
 
   /**
