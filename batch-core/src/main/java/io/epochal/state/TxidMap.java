@@ -3,6 +3,7 @@ package io.epochal.state;
 import io.epochal.api.Stable;
 import io.epochal.errors.StateAheadException;
 import io.epochal.state.internal.TxidMapCore;
+import io.epochal.state.internal.UpdatedValues;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -157,7 +158,7 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
     boolean skipApplied = core.skipsApplied("multiUpdate");
     Map<K, C> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
     int n = updaters.size();
-    Map<K, V> result = new HashMap<>(TxidMapCore.capacity(n));
+    Map<K, V> skipped = null;
     Map<K, C> written = new HashMap<>(TxidMapCore.capacity(n));
     for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
       K key = entry.getKey();
@@ -173,17 +174,32 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
         } else {
           core.checkNotAhead(key, cell, txid);
           if (skipApplied && rule.skips(cell, txid)) {
-            result.put(key, rule.value(cell));
+            if (skipped == null) {
+              skipped = new HashMap<>();
+            }
+            skipped.put(key, rule.value(cell));
             continue;
           }
           base = rule.base(cell, txid);
         }
       }
       V value = core.requireUpdated(key, updater.update(base), txid);
-      result.put(key, value);
       written.put(key, rule.next(cell, value, txid));
     }
     core.writeThrough(written);
+    if (skipped == null) {
+      // The common case, no key skipped: a view of the written cells' values (value(next(cell, v, t)) is v, as the
+      // per-attempt cache already relies on), iterating in the order a result map of the same keys and capacity
+      // would; the cache now owns `written`, which nothing changes any more.
+      return new UpdatedValues<>(written, Map.of(), rule::value);
+    }
+    // A replay that skipped keys: one map in the order of every key, as a failure-free attempt's result iterates
+    // (callers hand the values on in this order, e.g. to a sink).
+    Map<K, V> result = new HashMap<>(TxidMapCore.capacity(n));
+    for (K key : updaters.keySet()) {
+      V value = skipped.get(key);
+      result.put(key, value != null ? value : rule.value(written.get(key)));
+    }
     return Collections.unmodifiableMap(result);
   }
 

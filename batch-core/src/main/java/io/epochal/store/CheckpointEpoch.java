@@ -101,28 +101,13 @@ public interface CheckpointEpoch extends Epoch {
    * still see the batch while the states keep the inner epoch's staging.
    *
    * @param outer the wrapping store, whose {@code commit} and {@code abort} the epoch calls
-   * @param inner the epoch the wrapped store opened, not null; its pipeline, attempt and staging are kept
+   * @param inner the epoch the wrapped store opened, not null; its pipeline, attempt, staging and flags are kept
    * @return a new epoch with {@code inner}'s staging, committed and aborted through {@code outer}
    */
   static CheckpointEpoch through(CheckpointStore outer, CheckpointEpoch inner) {
     Objects.requireNonNull(inner, "inner");
     CheckpointEpoch committer = of(outer, inner.pipeline(), inner.attempt(), Optional.empty());
-    return new CheckpointEpoch() {
-      @Override
-      public String pipeline() {
-        return inner.pipeline();
-      }
-
-      @Override
-      public BatchAttempt attempt() {
-        return inner.attempt();
-      }
-
-      @Override
-      public <T> Optional<T> staging(Class<T> type) {
-        return inner.staging(type);
-      }
-
+    return new ForwardingCheckpointEpoch(inner) {
       @Override
       public void commit(byte[] metadata, List<OutboxEntry> outbox) {
         committer.commit(metadata, outbox);

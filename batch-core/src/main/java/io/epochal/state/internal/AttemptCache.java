@@ -3,6 +3,7 @@ package io.epochal.state.internal;
 import io.epochal.state.IBackingMap;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,11 +28,18 @@ import java.util.Objects;
  * @since 0.1.0
  */
 public final class AttemptCache<K, C> {
-  private final HashMap<K, C> cells = new HashMap<>();
+  /** Beyond this many written maps in one attempt, they are merged into one (bounds the cost of a lookup). */
+  static final int MAX_SEGMENTS = 4;
+  /**
+   * The maps of cells written in this attempt, oldest first, held by reference (no copy: the common attempt writes
+   * once per key, and copying every cell into a cache no later call reads was a hash insertion per key for nothing).
+   * A key written twice is in two maps; the newest map holds its current cell.
+   */
+  private final ArrayList<Map<K, C>> segments = new ArrayList<>(MAX_SEGMENTS + 1);
 
   /** Drops every cached cell (an epoch begins or ends, or the attempt failed). */
   public void clear() {
-    cells.clear();
+    segments.clear();
   }
 
   /**
@@ -42,12 +50,28 @@ public final class AttemptCache<K, C> {
    * @return the cell written for {@code key} in this attempt, or {@code null} if none was
    */
   public C get(K key) {
-    return cells.get(key);
+    for (int i = segments.size() - 1; i >= 0; i--) {
+      C cell = segments.get(i).get(key);
+      if (cell != null) {
+        return cell;
+      }
+    }
+    return null;
   }
 
-  /** @return the number of cells written in this attempt */
+  private boolean contains(K key) {
+    for (int i = segments.size() - 1; i >= 0; i--) {
+      if (segments.get(i).containsKey(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** @return the number of keys written in this attempt */
   public int size() {
-    return cells.size();
+    merge();
+    return segments.isEmpty() ? 0 : segments.get(0).size();
   }
 
   /**
@@ -61,7 +85,7 @@ public final class AttemptCache<K, C> {
    */
   public Map<K, C> readUncached(Collection<? extends K> keys, IBackingMap<K, C> backing) {
     Objects.requireNonNull(keys, "keys");
-    if (cells.isEmpty()) {
+    if (segments.isEmpty()) {
       for (K key : keys) {
         Objects.requireNonNull(key, "key");
       }
@@ -69,7 +93,7 @@ public final class AttemptCache<K, C> {
     }
     List<K> uncached = new ArrayList<>(keys.size());
     for (K key : keys) {
-      if (!cells.containsKey(Objects.requireNonNull(key, "key"))) {
+      if (!contains(Objects.requireNonNull(key, "key"))) {
         uncached.add(key);
       }
     }
@@ -78,21 +102,43 @@ public final class AttemptCache<K, C> {
 
   /**
    * Writes {@code written} in one {@code backing.multiPut} (none if it is empty) and, once the store accepted it,
-   * caches every cell. If the store throws, nothing is cached and the exception propagates.
+   * caches every cell. If the store throws, nothing is cached and the exception propagates. The store receives an
+   * unmodifiable view (a store that tries to change the map it is given fails loudly), and the cache keeps
+   * {@code written} itself: the caller hands it over and must not change it afterwards.
    *
-   * @param written the new cell of each key written in this call
+   * @param written the new cell of each key written in this call, none null; owned by the cache from now on
    * @param backing the store written to
    */
   public void writeThrough(Map<K, C> written, IBackingMap<K, C> backing) {
     if (written.isEmpty()) {
       return;
     }
-    backing.multiPut(written);
-    cells.putAll(written);
+    backing.multiPut(Collections.unmodifiableMap(written));
+    segments.add(written);
+    if (segments.size() > MAX_SEGMENTS) {
+      merge();
+    }
+  }
+
+  /** Merges the written maps into one, newer cells over older ones. */
+  private void merge() {
+    if (segments.size() <= 1) {
+      return;
+    }
+    int total = 0;
+    for (Map<K, C> m : segments) {
+      total += m.size();
+    }
+    HashMap<K, C> merged = new HashMap<>(TxidMapCore.capacity(total));
+    for (Map<K, C> m : segments) {
+      merged.putAll(m);
+    }
+    segments.clear();
+    segments.add(merged);
   }
 
   @Override
   public String toString() {
-    return "AttemptCache[" + cells.size() + " cells]";
+    return "AttemptCache[" + segments.size() + " written maps]";
   }
 }

@@ -20,6 +20,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +41,7 @@ class CatchingABugWithoutFaultsTest {
         .aggregate((String word) -> word, Aggregators.count())
         .build();                                       // oracle: the aggregation of the input (and the failure-free run)
 
-    @Property(seed = "17", tries = 100)
+    @Property(seed = "17", tries = 100, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }
@@ -60,7 +61,7 @@ class CatchingABugWithoutFaultsTest {
         .oracle(Oracle.failureFree())
         .build();
 
-    @Property(seed = "17", tries = 100)
+    @Property(seed = "17", tries = 100, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }

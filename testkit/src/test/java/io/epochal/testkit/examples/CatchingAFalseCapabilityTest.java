@@ -22,6 +22,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ class CatchingAFalseCapabilityTest {
         .aggregate((String word) -> word, Aggregators.count())
         .build();
 
-    @Property(seed = "4", tries = 300)
+    @Property(seed = "4", tries = 300, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }

@@ -16,6 +16,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ class CatchingAWrongBackingMapTest {
         .aggregate((String word) -> word, Aggregators.count())            // a word count over it
         .build();                                                         // oracle: the aggregation of the input
 
-    @Property(seed = "42", tries = 200)
+    @Property(seed = "42", tries = 200, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }

@@ -21,6 +21,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ class CatchingAWrongPairingTest {
         .guarantee(Guarantee.AT_LEAST_ONCE)
         .build();
 
-    @Property(seed = "7", tries = 300)
+    @Property(seed = "7", tries = 300, shrinking = ShrinkingMode.FULL)
     void opaqueSpoutIntoTransactionalMapIsExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }

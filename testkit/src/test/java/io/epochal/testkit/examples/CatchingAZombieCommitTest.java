@@ -23,6 +23,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,9 @@ class CatchingAZombieCommitTest {
         .aggregate((String word) -> word, Aggregators.count())
         .build();
 
-    @Property(seed = "3", tries = 300)
+    // FULL shrinking: the default (BOUNDED) stops shrinking after 10 s, which a loaded machine reaches before the
+    // minimal schedule that the test below asserts (seen: 5 faults left instead of 1 at a load average of 20).
+    @Property(seed = "3", tries = 300, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }

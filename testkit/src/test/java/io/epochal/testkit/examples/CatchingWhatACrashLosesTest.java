@@ -29,6 +29,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -56,7 +57,7 @@ class CatchingWhatACrashLosesTest {
         .aggregate((String word) -> word, Aggregators.count())
         .build();
 
-    @Property(seed = "2", tries = 300)
+    @Property(seed = "2", tries = 300, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }

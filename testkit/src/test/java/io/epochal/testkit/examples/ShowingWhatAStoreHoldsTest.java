@@ -20,6 +20,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class ShowingWhatAStoreHoldsTest {
         .aggregate((String word) -> word, Aggregators.count())
         .build();
 
-    @Property(seed = "5", tries = 200)
+    @Property(seed = "5", tries = 200, shrinking = ShrinkingMode.FULL)
     void wordCountsAreExactlyOnce(@ForAll("schedules") ReplaySchedule<String> schedule) {
       CHECK.check(schedule);
     }
