@@ -21,6 +21,7 @@ import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import io.epochal.testkit.Fault;
 import io.epochal.testkit.FaultInjector;
 import io.epochal.testkit.Parallelism;
@@ -36,6 +37,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -50,6 +52,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *
  * <p>Each try runs a pipeline against the broker, so the tries are fixed here (not {@code epochal.tries}).
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class KafkaReplayProperties {
   private static final AtomicInteger RUNS = new AtomicInteger();
   private static TestBroker broker;
