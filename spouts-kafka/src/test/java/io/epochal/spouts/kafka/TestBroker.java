@@ -41,27 +41,31 @@ public final class TestBroker implements AutoCloseable {
 
   private static final java.util.concurrent.atomic.AtomicInteger TOPICS = new java.util.concurrent.atomic.AtomicInteger();
 
-  /**
-   * The broker shared by the JUnit test classes of this test run that never stop it: started at first use, closed
-   * when the run ends (JUnit's root store); tests keep apart by topic names ({@link #newTopic}).
-   */
-  public static TestBroker shared(org.junit.jupiter.api.extension.ExtensionContext context) {
-    return context.getRoot().getStore(org.junit.jupiter.api.extension.ExtensionContext.Namespace.GLOBAL)
-        .getOrComputeIfAbsent(TestBroker.class, k -> {
-          try {
-            return new Shared(start());
-          } catch (Exception e) {
-            throw new IllegalStateException("cannot start the test broker", e);
-          }
-        }, Shared.class).broker;
-  }
+  /** The broker {@link #shared()} hands out, started at its first use. */
+  private static TestBroker shared;
 
-  private record Shared(TestBroker broker) implements AutoCloseable,
-      org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource {
-    @Override
-    public void close() throws Exception {
-      broker.close();
+  /**
+   * The broker shared by the test classes of this JVM that never stop it (JUnit and jqwik alike): started at first
+   * use, closed when the JVM exits; tests keep apart by topic names ({@link #newTopic}). A failed start is thrown to
+   * every caller (each retries the start).
+   */
+  public static synchronized TestBroker shared() {
+    if (shared == null) {
+      try {
+        TestBroker broker = start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+          try {
+            broker.close();
+          } catch (Exception e) {
+            e.printStackTrace();
+          }
+        }, "test-broker-close"));
+        shared = broker;
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot start the test broker", e);
+      }
     }
+    return shared;
   }
 
   /** Gives a test class the shared broker: {@code @RegisterExtension static final Use BROKER = new Use();}. */
@@ -70,7 +74,7 @@ public final class TestBroker implements AutoCloseable {
 
     @Override
     public void beforeAll(org.junit.jupiter.api.extension.ExtensionContext context) {
-      broker = shared(context);
+      broker = shared();
     }
 
     public TestBroker get() {
