@@ -46,26 +46,27 @@ public final class TestBroker implements AutoCloseable {
 
   /**
    * The broker shared by the test classes of this JVM that never stop it (JUnit and jqwik alike): started at first
-   * use, closed when the JVM exits; tests keep apart by topic names ({@link #newTopic}). A failed start is thrown to
-   * every caller (each retries the start).
+   * use, closed when the JUnit Platform session ends ({@link TestBrokerSessionListener}, after every engine ran);
+   * tests keep apart by topic names ({@link #newTopic}). A failed start is thrown to the caller (the next one retries).
    */
   public static synchronized TestBroker shared() {
     if (shared == null) {
       try {
-        TestBroker broker = start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          try {
-            broker.close();
-          } catch (Exception e) {
-            e.printStackTrace();
-          }
-        }, "test-broker-close"));
-        shared = broker;
+        shared = start();
       } catch (Exception e) {
         throw new IllegalStateException("cannot start the test broker", e);
       }
     }
     return shared;
+  }
+
+  /** Closes the {@link #shared()} broker if one was started; the next {@code shared()} starts a new one. */
+  static synchronized void closeShared() throws Exception {
+    if (shared != null) {
+      TestBroker broker = shared;
+      shared = null;
+      broker.close();
+    }
   }
 
   /** Gives a test class the shared broker: {@code @RegisterExtension static final Use BROKER = new Use();}. */
