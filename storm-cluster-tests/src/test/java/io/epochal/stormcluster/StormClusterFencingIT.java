@@ -89,7 +89,17 @@ class StormClusterFencingIT {
       Map<String, String> leasesTaken = pg.leases();
       StormCluster.signal(zombiePid, "CONT");
       System.out.println("[storm-cluster] SIGCONT worker " + zombiePid + ", leases now " + leasesTaken);
-      Thread.sleep(15_000); // the zombie runs on its old assignment (its supervisor is still frozen)
+      // The zombie runs on its old assignment (its supervisor is still frozen) until Storm halts it (its ZooKeeper
+      // session expired while it was frozen), for at most 15 s; once its process is gone it can do nothing more.
+      long zombieRan = System.nanoTime();
+      long zombieDeadline = zombieRan + Duration.ofSeconds(15).toNanos();
+      while (ProcessHandle.of(zombiePid).map(ProcessHandle::isAlive).orElse(false)
+          && System.nanoTime() < zombieDeadline) {
+        Thread.sleep(100);
+      }
+      boolean zombieEnded = !ProcessHandle.of(zombiePid).map(ProcessHandle::isAlive).orElse(false);
+      System.out.println("[storm-cluster] the resumed zombie " + zombiePid
+          + (zombieEnded ? " ended after " : " still ran after ") + Duration.ofNanos(System.nanoTime() - zombieRan).toMillis() + " ms");
       Map<String, Long> mid = pg.counts(words);
       mid.forEach((w, n) -> assertTrue(n <= expected.get(w), () -> "double count of " + w + ": " + mid));
       StormCluster.signal(supervisorPid, "CONT");

@@ -21,6 +21,7 @@ import io.epochal.store.InMemoryCheckpointStore;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -33,6 +34,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 import org.junit.jupiter.api.Assertions;
 
@@ -43,6 +45,7 @@ import org.junit.jupiter.api.Assertions;
  * and after the checkpoint commit, and random voluntary restarts after a random number of batches. Runs
  * {@code -Depochal.tries=N} schedules.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class AttemptNumberProperties {
   private static final List<Long> NUMBERS = LongStream.range(0, 48).boxed().toList();
   private static final List<FaultPoint> POINTS = List.of(FaultPoint.AFTER_EMIT, FaultPoint.BEFORE_STATE_WRITE,

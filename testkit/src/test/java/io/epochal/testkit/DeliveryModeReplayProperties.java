@@ -19,6 +19,7 @@ import io.epochal.state.transactional.TransactionalMap;
 import io.epochal.state.transactional.TransactionalValue;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -51,6 +53,7 @@ import net.jqwik.api.statistics.Statistics;
  * </ul>
  * Runs {@code -Depochal.tries=N} schedules per property.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class DeliveryModeReplayProperties {
 
   /** What holds the counts. */

@@ -16,6 +16,7 @@ import io.epochal.store.table.CommitProtocol;
 import io.epochal.store.table.KeyCodec;
 import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +25,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -34,6 +36,7 @@ import net.jqwik.api.statistics.Statistics;
  * checkpoint store with either commit protocol. A grouped output (an aggregate's new values) and a flat one (the
  * words) are checked.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class SinkOutputReplayProperties {
   private static final int MAX_TXID = 10;
 

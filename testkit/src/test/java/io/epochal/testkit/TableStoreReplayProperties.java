@@ -26,6 +26,7 @@ import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +41,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -56,6 +58,7 @@ import net.jqwik.api.statistics.Statistics;
  * <p>Includes (opaque re-cutting spout, {@code TransactionalMap}), which is {@code EXACTLY_ONCE} on the epoch protocol
  * and refused on the per-key protocol. Runs {@code -Depochal.tries=N} schedules per property.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class TableStoreReplayProperties {
   private static final int MAX_TXID = 12;
   private static final String PIPELINE = "word-count";

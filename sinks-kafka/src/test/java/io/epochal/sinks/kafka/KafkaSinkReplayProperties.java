@@ -19,7 +19,6 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
@@ -38,12 +37,7 @@ class KafkaSinkReplayProperties {
 
   @BeforeContainer
   static void start() throws Exception {
-    broker = TestBroker.start();
-  }
-
-  @AfterContainer
-  static void stop() throws Exception {
-    broker.close();
+    broker = TestBroker.shared();
   }
 
   @Property(tries = 8)

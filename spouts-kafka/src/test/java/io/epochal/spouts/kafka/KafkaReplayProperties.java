@@ -21,6 +21,7 @@ import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import io.epochal.testkit.Fault;
 import io.epochal.testkit.FaultInjector;
 import io.epochal.testkit.Parallelism;
@@ -36,7 +37,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -48,8 +49,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * per-partition caps, over a plain topic and one with aborted transactions. Each crash builds a new spout (a new
  * consumer), as a restarted process would. The final counts must equal a recount of the topic.
  *
- * <p>Each try runs a pipeline against the broker, so the tries are fixed here (not {@code epochal.tries}).
+ * <p>Each try runs a pipeline against the broker, so the tries are fixed here (not {@code epochal.tries}), times
+ * {@code epochal.tries.scale} (a quarter in the default build). The broker is the JVM's shared one.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class KafkaReplayProperties {
   private static final AtomicInteger RUNS = new AtomicInteger();
   private static TestBroker broker;
@@ -59,11 +62,11 @@ class KafkaReplayProperties {
 
   @BeforeContainer
   static void start() throws Exception {
-    broker = TestBroker.start();
-    plain = "replay-plain";
+    broker = TestBroker.shared();
+    plain = TestBroker.newTopic("replay-plain");
     broker.createTopic(plain, 4);
     broker.produceSentences(plain, 4, 31, 0, 240);
-    aborted = "replay-aborted";
+    aborted = TestBroker.newTopic("replay-aborted");
     broker.createTopic(aborted, 2);
     try (KafkaProducer<String, String> tx = broker.producer(Map.of("transactional.id", "replay-aborting"))) {
       tx.initTransactions();
@@ -83,11 +86,6 @@ class KafkaReplayProperties {
     broker.awaitTransactionsSettled(aborted);
     RECOUNTS.put(plain, CountWorld.recount(broker.values(plain)));
     RECOUNTS.put(aborted, CountWorld.recount(broker.values(aborted)));
-  }
-
-  @AfterContainer
-  static void stop() throws Exception {
-    broker.close();
   }
 
   @Property(tries = 30)

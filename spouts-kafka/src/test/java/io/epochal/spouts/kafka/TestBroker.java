@@ -41,25 +41,30 @@ public final class TestBroker implements AutoCloseable {
 
   private static final java.util.concurrent.atomic.AtomicInteger TOPICS = new java.util.concurrent.atomic.AtomicInteger();
 
+  /** The broker {@link #shared()} hands out, started at its first use. */
+  private static TestBroker shared;
+
   /**
-   * The broker shared by the JUnit test classes of this test run that never stop it: started at first use, closed
-   * when the run ends (JUnit's root store); tests keep apart by topic names ({@link #newTopic}).
+   * The broker shared by the test classes of this JVM that never stop it (JUnit and jqwik alike): started at first
+   * use, closed when the JUnit Platform session ends ({@link TestBrokerSessionListener}, after every engine ran);
+   * tests keep apart by topic names ({@link #newTopic}). A failed start is thrown to the caller (the next one retries).
    */
-  public static TestBroker shared(org.junit.jupiter.api.extension.ExtensionContext context) {
-    return context.getRoot().getStore(org.junit.jupiter.api.extension.ExtensionContext.Namespace.GLOBAL)
-        .getOrComputeIfAbsent(TestBroker.class, k -> {
-          try {
-            return new Shared(start());
-          } catch (Exception e) {
-            throw new IllegalStateException("cannot start the test broker", e);
-          }
-        }, Shared.class).broker;
+  public static synchronized TestBroker shared() {
+    if (shared == null) {
+      try {
+        shared = start();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot start the test broker", e);
+      }
+    }
+    return shared;
   }
 
-  private record Shared(TestBroker broker) implements AutoCloseable,
-      org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource {
-    @Override
-    public void close() throws Exception {
+  /** Closes the {@link #shared()} broker if one was started; the next {@code shared()} starts a new one. */
+  static synchronized void closeShared() throws Exception {
+    if (shared != null) {
+      TestBroker broker = shared;
+      shared = null;
       broker.close();
     }
   }
@@ -70,7 +75,7 @@ public final class TestBroker implements AutoCloseable {
 
     @Override
     public void beforeAll(org.junit.jupiter.api.extension.ExtensionContext context) {
-      broker = shared(context);
+      broker = shared();
     }
 
     public TestBroker get() {

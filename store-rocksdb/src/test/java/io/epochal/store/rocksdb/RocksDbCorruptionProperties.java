@@ -8,6 +8,7 @@ import io.epochal.store.table.Row;
 import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableSchema;
+import io.epochal.testing.TriesScale;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.lifecycle.AfterContainer;
@@ -36,6 +38,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
  * SST files, plus the default column family's own (schemas, leases, markers). Each try copies it, damages one byte,
  * then reads every key, scans every table, adds one to every count it could read, commits, reopens and reads again.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class RocksDbCorruptionProperties {
   private static final List<String> TABLES = List.of("wc/counts", "wc/other");
   private static final int WORDS = 40;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.epochal.store.rocksdb.internal.KeyEncoding.Kind;
+import io.epochal.testing.TriesScale;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -17,8 +18,10 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /** The key encoding's byte order equals the typed (YTsaurus) lexicographic order, and it round-trips. */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class KeyEncodingProperties {
 
   /** A schema (kinds) and some keys of it. */
