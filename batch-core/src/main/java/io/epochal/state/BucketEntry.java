@@ -15,6 +15,11 @@ import io.epochal.api.Evolving;
 public record BucketEntry(int partition, long bucket, int index) {
 
   /**
+   * Checks the entry.
+   *
+   * @param partition the state partition the bucket belongs to, at least 0
+   * @param bucket the bucket's number
+   * @param index the entry's position in the bucket, at least 0
    * @throws IllegalArgumentException if {@code partition} or {@code index} is negative
    */
   public BucketEntry {
