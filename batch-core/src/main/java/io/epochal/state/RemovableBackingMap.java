@@ -10,7 +10,8 @@ import java.util.Collection;
  *
  * <p>Atomicity is per call at best, like {@link #multiPut}: a failing {@code multiRemove} may have deleted some of its
  * keys. A store that stages its writes in the epoch (a table store on the epoch protocol) stages the deletions too,
- * so they become durable with the epoch's commit and vanish with an aborted attempt.
+ * so they become durable with the epoch's commit and vanish with an aborted attempt. Thread-safety is the
+ * implementation's, as for {@link IBackingMap} ({@code InMemoryBackingMap} and {@code CachedMap} are thread-safe).
  *
  * @param <K> the key type
  * @param <C> the stored cell type

@@ -16,6 +16,9 @@ import java.util.Collection;
  * previous value is gone. {@link io.epochal.pipeline.Dedup#byId} only removes ids that no later batch can see as
  * duplicates, which is exact on both protocols.
  *
+ * <p>Thread-safety is the implementation's; the project's map states are confined to one thread at a time (one
+ * instance per partition).
+ *
  * @param <K> the key type
  * @param <V> the value type
  * @since 0.7.0

@@ -335,7 +335,8 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     removable.multiPut(Map.of("a", 1L, "b", 2L));
     ((RemovableMapState<String, Long>) removable).multiRemove(List.of("a"));
     assertEquals(Map.of("b", 2L), removable.multiGet(List.of("a", "b")));
-    assertEquals(Map.of("a", 5L), removable.multiUpdate(Map.of("a", plus(5))), "an update after removal builds on empty");
+    assertEquals(Map.of("a", 5L), removable.multiUpdate(Map.of("a", plus(5))),
+        "an update after removal builds on empty");
     ((RemovableMapState<String, Long>) removable).multiRemove(List.of("a"));
     removable.end();
     assertEquals(Set.of("b"), memory.snapshot().keySet());

@@ -13,8 +13,8 @@ import java.util.Map;
  * The backing-map wrapper of {@link FaultInjector#wrap(IBackingMap)}: fires {@link FaultPoint#BEFORE_STATE_WRITE} at
  * its first {@code multiGet} of a batch and {@link FaultPoint#INSIDE_MULTIPUT} (after writing a prefix of the cells),
  * records every read and every cell written, with its read-back, in the injector's timeline, and forwards the whole
- * lifecycle. Removals ({@link #multiRemove}, over a {@link RemovableBackingMap}) fire {@link FaultPoint#INSIDE_MULTIPUT}
- * too, after deleting a prefix of the keys. Thread-safe if the wrapped map is.
+ * lifecycle. Removals ({@link #multiRemove}, over a {@link RemovableBackingMap}) fire
+ * {@link FaultPoint#INSIDE_MULTIPUT} too, after deleting a prefix of the keys. Thread-safe if the wrapped map is.
  *
  * @param <K> the key type
  * @param <C> the cell type

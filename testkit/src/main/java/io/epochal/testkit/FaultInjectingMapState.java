@@ -16,8 +16,8 @@ import java.util.Objects;
 /**
  * One state of a {@link FaultInjectingStateFactory}: fires {@link FaultPoint#BEFORE_STATE_WRITE} at the state's first
  * read or update of a batch and {@link FaultPoint#INSIDE_MULTIPUT} after applying the updates of a prefix of the keys,
- * (removals too: a prefix of the keys is deleted, over a {@link RemovableMapState}) and records what each read returned and every value written in the injector's timeline. Confined to the partition
- * that uses it, like the state it wraps.
+ * (removals too: a prefix of the keys is deleted, over a {@link RemovableMapState}) and records what each read returned
+ * and every value written in the injector's timeline. Confined to the partition that uses it, like the state it wraps.
  *
  * @param <K> the key type
  * @param <V> the value type

@@ -30,7 +30,8 @@ class FaultInjectingStateFactory<K, V> implements StateFactory<MapState<K, V>> {
   @SuppressWarnings("unchecked")
   static <K, V> FaultInjectingStateFactory<K, V> of(FaultInjector injector, StateFactory<MapState<K, V>> factory) {
     return factory instanceof RemovableStateFactory<?, ?> r
-        ? new Removable<>(injector, (RemovableStateFactory<K, V>) r) : new FaultInjectingStateFactory<>(injector, factory);
+        ? new Removable<>(injector, (RemovableStateFactory<K, V>) r)
+        : new FaultInjectingStateFactory<>(injector, factory);
   }
 
   @Override

@@ -33,11 +33,11 @@ import java.util.OptionalLong;
  *
  * <p>An empty cell ({@link CellLayout#isEmpty}) deletes its row, except under the per-key protocol for layouts with a
  * txid column (the txid is what makes a replay of the batch idempotent, so the row is kept). {@link #multiRemove}
- * deletes rows on both protocols: staged with the epoch (epoch protocol), at once (per-key protocol, no tombstone). A row that cannot be
- * decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's value, before
- * anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded by the map
- * state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused. Thread-safe
- * (stateless besides the epoch). Internal.
+ * deletes rows on both protocols: staged with the epoch (epoch protocol), at once (per-key protocol, no tombstone). A
+ * row that cannot be decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's
+ * value, before anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded
+ * by the map state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused.
+ * Thread-safe (stateless besides the epoch). Internal.
  *
  * @param <K> the key type
  * @param <C> the cell type

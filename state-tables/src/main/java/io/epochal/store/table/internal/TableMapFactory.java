@@ -26,11 +26,11 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
- * Makes one map state per partition over a table: opens (creating or validating) the table, claims it for the
- * state, and layers the txid rule over a {@link TableBackingMap}. A {@link RemovableStateFactory}: its states delete
- * rows, and its {@link #buckets()} are non-transactional maps over a second table per state,
- * {@code <state's table>.buckets}, keyed {@code (partition, bucket, index)} with the key's column values as the value
- * (written and committed like the state's own rows; the builder's layer wraps them too). Immutable and thread-safe. Internal: built by
+ * Makes one map state per partition over a table: opens (creating or validating) the table, claims it for the state,
+ * and layers the txid rule over a {@link TableBackingMap}. A {@link RemovableStateFactory}: its states delete rows, and
+ * its {@link #buckets()} are non-transactional maps over a second table per state, {@code <state's table>.buckets},
+ * keyed {@code (partition, bucket, index)} with the key's column values as the value (written and committed like the
+ * state's own rows; the builder's layer wraps them too). Immutable and thread-safe. Internal: built by
  * {@code TableStates}.
  *
  * @param <K> the key type
