@@ -80,6 +80,34 @@ class DedupExpiryReplayProperties {
     }
   }
 
+  /**
+   * Over a store that cannot delete (a backing-map layer that is no {@code RemovableBackingMap}) the decisions are the
+   * same and the ids stay (the documented fallback, logged at WARN), instead of failing.
+   */
+  @Example
+  void overAStoreThatCannotDeleteTheIdsStay() {
+    ReplaySchedule<String> schedule = new ReplaySchedule<>(List.of("a", "b", "c", "d", "a"),
+        new BatchCuts(List.of(1), List.of()), Parallelism.sequential(), List.of());
+    Map<String, Long> expected = new TreeMap<>(Map.of("count:a", 2L, "count:b", 1L, "count:c", 1L, "count:d", 1L,
+        "seen:a", 5L, "seen:b", 2L, "seen:c", 3L, "seen:d", 4L));
+    ReplayResult<String, Long> result = ReplayCheck.<Maps, String, String, Long>forPipeline(
+            () -> new Maps(new InMemoryBackingMap<>("seen"), new InMemoryBackingMap<>("counts")),
+            (source, maps, context) -> Dedup.byId(source, "seen", m -> m, 1,
+                    TransactionalMap.factory(new io.epochal.state.ForwardingBackingMap<>(maps.seen()) {
+                    }))
+                .groupBy(m -> m)
+                .persistentAggregate("counts", TransactionalMap.factory(maps.counts()), Aggregators.count()),
+            maps -> {
+              Map<String, Long> out = new TreeMap<>();
+              maps.counts().snapshot().forEach((k, c) -> out.put("count:" + k, c.value()));
+              maps.seen().snapshot().forEach((k, c) -> out.put("seen:" + k, c.value()));
+              return out;
+            })
+        .name("dedup-no-removal").spout(SpoutKind.TRANSACTIONAL)
+        .oracle(Oracle.fold("every id stays", in -> expected)).build().run(schedule);
+    assertEquals(expected, result.actual(), result.report());
+  }
+
   /** The failure-free run's counts and id state, for batches cut by {@code cuts} (a transactional spout). */
   static Oracle<String, String, Long> model(BatchCuts cuts, long window) {
     return Oracle.fold("dedup with expiry, window " + window, input -> {

@@ -354,7 +354,13 @@ public final class TxidMapCore<K, C> {
       if (state instanceof RemovableMapState<A, B> r) {
         return r;
       }
-      throw new IllegalStateException("the map function returned " + state + ", not a RemovableMapState (a TxidMap)");
+      // another map than a TxidMap: forwarded as is, and it cannot remove (canRemove() is false)
+      return new io.epochal.state.ForwardingMapState<>(state) {
+        @Override
+        public String toString() {
+          return state.toString();
+        }
+      };
     }
 
     /**

@@ -134,7 +134,13 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
     if (state instanceof RemovableMapState<K, V> removable) {
       return removable;
     }
-    throw new IllegalStateException("the state rule " + ruleName + " returned " + state + ", not a RemovableMapState");
+    // a custom rule's state without removal: forwarded as is, and it cannot remove (canRemove() is false)
+    return new io.epochal.state.ForwardingMapState<>(state) {
+      @Override
+      public String toString() {
+        return state.toString();
+      }
+    };
   }
 
   /**
