@@ -16,12 +16,14 @@ import java.util.Set;
  * the txid layer ({@code OpaqueMap.over(new CachedMap<>(store, n))}) so that hot keys are not read from the store on
  * every batch.
  *
- * <p>Never stale for writes made through it: a {@link #multiPut} updates the cache only after the store accepted
- * it, and a failed {@code multiPut} evicts its keys (the store may hold some of them). Never ahead of the store
- * either: the cells the current attempt wrote are evicted when the attempt is aborted ({@link #abort}, forwarded by the
- * map state over it), also after the state's {@code end}, since the batch is durable only after the checkpoint
- * commit; so over an epoch-buffered map (whose aborted writes never reach the store) a replay reads what was
- * committed. Writes made to the store by anyone else are not seen until evicted: one writer per table. Thread-safe.
+ * <p>Never stale for writes made through it: a {@link #multiPut} updates the cache only after the store accepted it,
+ * and a failed {@code multiPut} evicts its keys (the store may hold some of them). Never ahead of the store either: the
+ * cells the current attempt wrote are evicted when the attempt is aborted ({@link #abort}, forwarded by the map state
+ * over it), also after the state's {@code end}, since the batch is durable only after the checkpoint commit; so over an
+ * epoch-buffered map (whose aborted writes never reach the store) a replay reads what was committed. A
+ * {@link #multiRemove} (forwarded to a {@link RemovableBackingMap} store) drops its keys from the cache before and
+ * after the store's deletion, so a removed key is read from the store again. Writes made to the store by anyone else
+ * are not seen until evicted: one writer per table. Thread-safe.
  *
  * @param <K> the key type
  * @param <C> the cell type
@@ -29,7 +31,7 @@ import java.util.Set;
  * @since 0.1.0
  */
 @Stable
-public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
+public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> implements RemovableBackingMap<K, C> {
   /** The cached cells in access order, at most {@code maximumSize} (guarded by itself). */
   private final LinkedHashMap<K, C> cache;
   private long hits; // guarded by cache
@@ -112,6 +114,30 @@ public final class CachedMap<K, C> extends ForwardingBackingMap<K, C> {
     }
     synchronized (cache) {
       cache.putAll(cells);
+    }
+  }
+
+  /**
+   * Drops the keys from the cache, deletes them from the store, and drops them again (a concurrent read may have
+   * cached them meanwhile); a failed deletion leaves them uncached too.
+   *
+   * @throws UnsupportedOperationException if the store is not a {@link RemovableBackingMap}
+   */
+  @Override
+  public void multiRemove(Collection<? extends K> keys) {
+    if (!(wrapped() instanceof RemovableBackingMap<K, C> store)) {
+      throw new UnsupportedOperationException("CachedMap over " + wrapped().describe() + " cannot remove keys: the "
+          + "store is not a RemovableBackingMap");
+    }
+    synchronized (cache) {
+      cache.keySet().removeAll(keys);
+    }
+    try {
+      store.multiRemove(keys);
+    } finally {
+      synchronized (cache) {
+        cache.keySet().removeAll(keys);
+      }
     }
   }
 

@@ -8,14 +8,16 @@ import java.util.Objects;
 /**
  * The base of a {@link MapState} layer (metering, logging, snapshots): forwards every call, including the whole
  * lifecycle ({@link #begin}, {@link #end}, {@link #abort}), to the wrapped state. Override what the layer
- * changes and call {@code super} to keep forwarding. Thread-safety is the wrapped state's plus the subclass's.
+ * changes and call {@code super} to keep forwarding. Removal is forwarded to a {@link RemovableMapState}
+ * ({@link #canRemove()} is false over another state); a layer that keeps values must override {@link #multiRemove} to
+ * drop them. Thread-safety is the wrapped state's plus the subclass's.
  *
  * @param <K> the key type
  * @param <V> the value type
  * @since 0.3.0
  */
 @Stable
-public abstract class ForwardingMapState<K, V> implements MapState<K, V> {
+public abstract class ForwardingMapState<K, V> implements RemovableMapState<K, V> {
   private final MapState<K, V> delegate;
 
   /**
@@ -61,5 +63,21 @@ public abstract class ForwardingMapState<K, V> implements MapState<K, V> {
   @Override
   public void multiPut(Map<K, V> values) {
     delegate.multiPut(values);
+  }
+
+  /** @return whether the wrapped state is a {@link RemovableMapState} that can remove */
+  @Override
+  public boolean canRemove() {
+    return delegate instanceof RemovableMapState<K, V> r && r.canRemove();
+  }
+
+  /** @throws UnsupportedOperationException if the wrapped state is not a {@link RemovableMapState} */
+  @Override
+  public void multiRemove(Collection<? extends K> keys) {
+    if (!(delegate instanceof RemovableMapState<K, V> r)) {
+      throw new UnsupportedOperationException(getClass().getSimpleName() + " over " + delegate + " cannot remove keys: "
+          + "the wrapped state is not a RemovableMapState");
+    }
+    r.multiRemove(keys);
   }
 }

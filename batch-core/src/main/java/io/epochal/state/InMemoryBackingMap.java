@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * @since 0.1.0
  */
 @Stable
-public final class InMemoryBackingMap<K, C> implements IBackingMap<K, C> {
+public final class InMemoryBackingMap<K, C> implements RemovableBackingMap<K, C> {
   private final ConcurrentHashMap<K, C> cells = new ConcurrentHashMap<>();
   private final String name;
 
@@ -61,8 +61,9 @@ public final class InMemoryBackingMap<K, C> implements IBackingMap<K, C> {
    *
    * @param keys the keys to remove, none null
    */
+  @Override
   public void multiRemove(Collection<? extends K> keys) {
-    keys.forEach(cells::remove);
+    keys.forEach(key -> cells.remove(Objects.requireNonNull(key, "key")));
   }
 
   /** @return an immutable copy of every stored cell */

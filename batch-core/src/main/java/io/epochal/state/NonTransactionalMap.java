@@ -19,13 +19,17 @@ import java.util.Optional;
  * {@linkplain Epoch#readOnly read-only} epoch, throw {@link IllegalStateException}. Not thread-safe: one instance per
  * partition, driven by one thread at a time.
  *
+ * <p>Removal ({@link #multiRemove}) deletes from the store when it is a {@link RemovableBackingMap}; over another store
+ * {@link #canRemove()} is false. The factories are {@link RemovableStateFactory}s whose bucket states are
+ * non-transactional maps over the same store (the bucket entries are keys of their own type in it).
+ *
  * @param <K> the key type
  * @param <V> the value type
  *
  * @since 0.1.0
  */
 @Stable
-public final class NonTransactionalMap<K, V> implements MapState<K, V> {
+public final class NonTransactionalMap<K, V> implements RemovableMapState<K, V> {
   private final IBackingMap<K, V> backing;
   private final OpenEpoch open;
 
@@ -56,10 +60,27 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
    */
   public static <K, V> StateFactory<MapState<K, V>> factory(IBackingMap<K, V> backing) {
     Objects.requireNonNull(backing, "backing");
-    return new StateFactory<>() {
+    return new RemovableStateFactory<>() {
       @Override
-      public MapState<K, V> makeState(StateContext context) {
+      public RemovableMapState<K, V> makeState(StateContext context) {
         return over(backing);
+      }
+
+      @Override
+      @SuppressWarnings({"unchecked", "rawtypes"})
+      public StateFactory<RemovableMapState<BucketEntry, K>> buckets() {
+        IBackingMap raw = backing;
+        return new StateFactory<>() {
+          @Override
+          public RemovableMapState<BucketEntry, K> makeState(StateContext context) {
+            return (RemovableMapState<BucketEntry, K>) NonTransactionalMap.over(raw);
+          }
+
+          @Override
+          public StateKind kind() {
+            return StateKind.NON_TRANSACTIONAL;
+          }
+        };
       }
 
       @Override
@@ -126,6 +147,28 @@ public final class NonTransactionalMap<K, V> implements MapState<K, V> {
     requireKeys(Objects.requireNonNull(values, "values").keySet());
     values.forEach((key, value) -> requireValue(key, value, txid, "null value put"));
     backing.multiPut(values);
+  }
+
+  @Override
+  public boolean canRemove() {
+    return backing instanceof RemovableBackingMap;
+  }
+
+  /**
+   * @throws UnsupportedOperationException if the store is not a {@link RemovableBackingMap}
+   * @throws io.epochal.errors.InvalidRecordException (not retryable) if a key is null or has no value equality
+   */
+  @Override
+  public void multiRemove(Collection<? extends K> keys) {
+    open.requireWritable("multiRemove");
+    requireKeys(Objects.requireNonNull(keys, "keys"));
+    if (!(backing instanceof RemovableBackingMap<K, V> removable)) {
+      throw new UnsupportedOperationException("NonTransactionalMap over " + backing.describe() + " cannot remove "
+          + "keys: the store is not a RemovableBackingMap");
+    }
+    if (!keys.isEmpty()) {
+      removable.multiRemove(keys);
+    }
   }
 
   private void requireKeys(Collection<? extends K> keys) {

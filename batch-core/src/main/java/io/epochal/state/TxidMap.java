@@ -30,6 +30,10 @@ import java.util.function.Function;
  *       {@code multiPut(v)} writes {@code next(cell, v, t)} (no skip).
  * </ul>
  *
+ * <p>Removal ({@link #multiRemove}): deletes the keys from the backing map when it is a {@link RemovableBackingMap}
+ * (no tombstone cell: see {@link RemovableMapState} for what that means on replay), and drops them from the attempt's
+ * cache, so a later update of the batch builds on empty; over another backing map {@link #canRemove()} is false.
+ *
  * <p>Per-attempt cache: the cells this instance wrote for batch {@code t} are kept from the write until the next
  * {@link #end} or {@link #abort}. Each call makes at most one {@code multiGet} on the backing map (for the keys not
  * cached) and at most one {@code multiPut} (only the keys it changes). The whole lifecycle ({@code begin},
@@ -48,7 +52,7 @@ import java.util.function.Function;
  * @since 0.3.0
  */
 @Stable
-public abstract class TxidMap<K, V, C> implements MapState<K, V> {
+public abstract class TxidMap<K, V, C> implements RemovableMapState<K, V> {
   private final TxidMapCore<K, C> core;
   private final TxidRule<V, C> rule;
   private final String mapName;
@@ -227,6 +231,23 @@ public abstract class TxidMap<K, V, C> implements MapState<K, V> {
       written.put(key, rule.next(cell, value, txid));
     }
     core.writeThrough(written);
+  }
+
+  /** @return true if the backing map is a {@link RemovableBackingMap} */
+  @Override
+  public final boolean canRemove() {
+    return core.canRemove();
+  }
+
+  /**
+   * Deletes the keys from the backing map for the open epoch's batch, and from the attempt's cache.
+   *
+   * @throws UnsupportedOperationException naming the map if the backing map is not a {@link RemovableBackingMap}
+   */
+  @Override
+  public final void multiRemove(Collection<? extends K> keys) {
+    core.writeTxid("multiRemove");
+    core.removeThrough(keys, mapName);
   }
 
   /** @return the wrapped store */

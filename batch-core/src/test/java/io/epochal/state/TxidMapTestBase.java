@@ -325,4 +325,51 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     assertTrue(e.getMessage().contains("words"), e.getMessage());
     assertThrows(NullPointerException.class, () -> this.factory.apply(null));
   }
+
+  /** A removed key reads absent in the same attempt (the attempt's cache drops it) and is gone from the store. */
+  @Test
+  void multiRemoveDeletesFromTheStoreAndTheAttemptsCache() {
+    InMemoryBackingMap<String, C> memory = new InMemoryBackingMap<>();
+    M removable = over.apply(memory, TABLE);
+    removable.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    removable.multiPut(Map.of("a", 1L, "b", 2L));
+    ((RemovableMapState<String, Long>) removable).multiRemove(List.of("a"));
+    assertEquals(Map.of("b", 2L), removable.multiGet(List.of("a", "b")));
+    assertEquals(Map.of("a", 5L), removable.multiUpdate(Map.of("a", plus(5))),
+        "an update after removal builds on empty");
+    ((RemovableMapState<String, Long>) removable).multiRemove(List.of("a"));
+    removable.end();
+    assertEquals(Set.of("b"), memory.snapshot().keySet());
+    assertTrue(((RemovableMapState<String, Long>) removable).canRemove());
+  }
+
+  /** Over a store without removal the map says so and refuses, naming the map. */
+  @Test
+  void multiRemoveIsRefusedOverAStoreThatCannotDelete() {
+    RemovableMapState<String, Long> r = (RemovableMapState<String, Long>) map;
+    assertFalse(r.canRemove());
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+        () -> r.multiRemove(List.of("a")));
+    assertTrue(e.getMessage().contains(mapName), e.getMessage());
+    map.end();
+  }
+
+  /** Over a CachedMap the removed key leaves the cache, so a later batch does not read it from there. */
+  @Test
+  void multiRemoveThroughACachedMapDropsTheCachedCell() {
+    InMemoryBackingMap<String, C> memory = new InMemoryBackingMap<>();
+    M cached = over.apply(new CachedMap<>(memory, 10), TABLE);
+    cached.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    cached.multiPut(Map.of("a", 1L));
+    cached.end();
+    cached.begin(Epoch.of("test", new BatchAttempt(2, 1)));
+    assertEquals(Map.of("a", 1L), cached.multiGet(List.of("a")));
+    ((RemovableMapState<String, Long>) cached).multiRemove(List.of("a"));
+    cached.end();
+    cached.begin(Epoch.of("test", new BatchAttempt(3, 1)));
+    assertEquals(Map.of(), cached.multiGet(List.of("a")));
+    cached.end();
+    assertEquals(Map.of(), memory.snapshot());
+  }
 }

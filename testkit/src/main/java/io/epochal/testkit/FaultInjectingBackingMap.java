@@ -2,6 +2,9 @@ package io.epochal.testkit;
 
 import io.epochal.state.ForwardingBackingMap;
 import io.epochal.state.IBackingMap;
+import io.epochal.state.RemovableBackingMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,12 +13,13 @@ import java.util.Map;
  * The backing-map wrapper of {@link FaultInjector#wrap(IBackingMap)}: fires {@link FaultPoint#BEFORE_STATE_WRITE} at
  * its first {@code multiGet} of a batch and {@link FaultPoint#INSIDE_MULTIPUT} (after writing a prefix of the cells),
  * records every read and every cell written, with its read-back, in the injector's timeline, and forwards the whole
- * lifecycle. Thread-safe if the wrapped map is.
+ * lifecycle. Removals ({@link #multiRemove}, over a {@link RemovableBackingMap}) fire
+ * {@link FaultPoint#INSIDE_MULTIPUT} too, after deleting a prefix of the keys. Thread-safe if the wrapped map is.
  *
  * @param <K> the key type
  * @param <C> the cell type
  */
-final class FaultInjectingBackingMap<K, C> extends ForwardingBackingMap<K, C> {
+final class FaultInjectingBackingMap<K, C> extends ForwardingBackingMap<K, C> implements RemovableBackingMap<K, C> {
   private final FaultInjector injector;
   private final IBackingMap<K, C> backing;
 
@@ -45,6 +49,24 @@ final class FaultInjectingBackingMap<K, C> extends ForwardingBackingMap<K, C> {
     backing.multiPut(written);
     // read back what the map holds now (straight from it: no fault fires, nothing is recorded as a read)
     injector.timeline().wrote(txid, written, backing.multiGet(written.keySet()));
+    if (f != null) {
+      throw injector.raise(f, txid);
+    }
+  }
+
+  /** @throws UnsupportedOperationException if the wrapped map is not a {@link RemovableBackingMap} */
+  @Override
+  public void multiRemove(Collection<? extends K> keys) {
+    if (!(backing instanceof RemovableBackingMap<K, C> removable)) {
+      throw new UnsupportedOperationException(backing.describe() + " cannot remove keys");
+    }
+    long txid = injector.head();
+    Fault f = keys.size() > 1 ? injector.take(FaultPoint.INSIDE_MULTIPUT) : null;
+    List<K> removed = new ArrayList<>(keys);
+    if (f != null) {
+      removed = removed.subList(0, Math.min(f.prefix(), removed.size() - 1));
+    }
+    removable.multiRemove(removed);
     if (f != null) {
       throw injector.raise(f, txid);
     }

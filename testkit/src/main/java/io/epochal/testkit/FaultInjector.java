@@ -184,7 +184,7 @@ public final class FaultInjector {
   @SuppressWarnings("unchecked")
   public <K, V> StateFactory<MapState<K, V>> wrapStates(StateFactory<? extends MapState<K, V>> factory) {
     Objects.requireNonNull(factory, "factory");
-    return new FaultInjectingStateFactory<>(this, (StateFactory<MapState<K, V>>) factory);
+    return FaultInjectingStateFactory.of(this, (StateFactory<MapState<K, V>>) factory);
   }
 
   // ------------------------------------------------------------------------------------------------ checkpoints

@@ -137,6 +137,17 @@ public final class AttemptCache<K, C> {
     segments.add(merged);
   }
 
+  /**
+   * Drops the cached cells of {@code keys} (they are being deleted from the store).
+   *
+   * @param keys the keys whose cells to drop
+   */
+  public void drop(Collection<? extends K> keys) {
+    if (!cells.isEmpty()) {
+      keys.forEach(cells::remove);
+    }
+  }
+
   @Override
   public String toString() {
     return "AttemptCache[" + segments.size() + " written maps]";

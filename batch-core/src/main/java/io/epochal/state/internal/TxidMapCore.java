@@ -6,6 +6,10 @@ import io.epochal.errors.StateAheadException;
 import io.epochal.state.Epoch;
 import io.epochal.state.IBackingMap;
 import io.epochal.state.MapState;
+import io.epochal.state.RemovableBackingMap;
+import io.epochal.state.RemovableMapState;
+import io.epochal.state.RemovableStateFactory;
+import io.epochal.state.BucketEntry;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
@@ -160,6 +164,38 @@ public final class TxidMapCore<K, C> {
   }
 
   /**
+   * Whether the backing map deletes.
+   *
+   * @return true if the backing map is a {@link RemovableBackingMap}
+   */
+  public boolean canRemove() {
+    return backing instanceof RemovableBackingMap;
+  }
+
+  /**
+   * Deletes the keys from the store in one {@code multiRemove} (none if empty) after dropping them from the attempt's
+   * cache.
+   *
+   * @param keys the keys to delete, checked like {@link #readUncached}'s
+   * @param mapName the map's name for the error, e.g. {@code "TransactionalMap"}
+   * @throws UnsupportedOperationException naming the map if the backing map cannot delete
+   */
+  public void removeThrough(Collection<? extends K> keys, String mapName) {
+    Objects.requireNonNull(keys, "keys");
+    if (!(backing instanceof RemovableBackingMap<K, C> removable)) {
+      throw new UnsupportedOperationException(describe(mapName) + " cannot remove keys: its backing map "
+          + backing.describe() + " is not a RemovableBackingMap");
+    }
+    for (K key : keys) {
+      ValueKeys.require(key, keyContext);
+    }
+    attempt.drop(keys);
+    if (!keys.isEmpty()) {
+      removable.multiRemove(keys);
+    }
+  }
+
+  /**
    * Refuses a stored cell ahead of the batch.
    *
    * @param key the cell's key
@@ -283,7 +319,12 @@ public final class TxidMapCore<K, C> {
     return new Factory<>(backingPerPartition, over, kind, mapName + " over a store per partition");
   }
 
-  private static final class Factory<K, V, C> implements StateFactory<MapState<K, V>> {
+  /**
+   * The map factory: also a {@link RemovableStateFactory}, whose bucket states are maps of the same rule over the same
+   * store (the bucket entries are keys of their own type in it, {@link BucketEntry}, with the state name's
+   * {@code "#buckets"} table name in errors).
+   */
+  private static final class Factory<K, V, C> implements RemovableStateFactory<K, V> {
     private final Function<? super StateContext, ? extends IBackingMap<K, C>> backingPerPartition;
     private final BiFunction<IBackingMap<K, C>, String, ? extends MapState<K, V>> over;
     private final StateKind kind;
@@ -298,11 +339,57 @@ public final class TxidMapCore<K, C> {
     }
 
     @Override
-    public MapState<K, V> makeState(StateContext context) {
+    public RemovableMapState<K, V> makeState(StateContext context) {
       Objects.requireNonNull(context, "context");
-      IBackingMap<K, C> backing = Objects.requireNonNull(backingPerPartition.apply(context),
+      return removable(over.apply(backing(context), context.stateName()));
+    }
+
+    private IBackingMap<K, C> backing(StateContext context) {
+      return Objects.requireNonNull(backingPerPartition.apply(context),
           () -> "the backing map function returned null for " + context);
-      return over.apply(backing, context.stateName());
+    }
+
+    private static <A, B> RemovableMapState<A, B> removable(MapState<A, B> state) {
+      Objects.requireNonNull(state, "the map function returned null");
+      if (state instanceof RemovableMapState<A, B> r) {
+        return r;
+      }
+      // another map than a TxidMap: forwarded as is, and it cannot remove (canRemove() is false)
+      return new io.epochal.state.ForwardingMapState<>(state) {
+        @Override
+        public String toString() {
+          return state.toString();
+        }
+      };
+    }
+
+    /**
+     * Bucket states over the same store: the txid rule is generic in its value type, so the map {@code over} makes
+     * for the keys serves for entries of type {@code BucketEntry -> K} too.
+     */
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public StateFactory<RemovableMapState<BucketEntry, K>> buckets() {
+      Factory<K, V, C> keys = this;
+      return new StateFactory<>() {
+        @Override
+        public RemovableMapState<BucketEntry, K> makeState(StateContext context) {
+          Objects.requireNonNull(context, "context");
+          IBackingMap raw = keys.backing(context);
+          return removable((MapState<BucketEntry, K>) (MapState) keys.over.apply(raw, context.stateName()
+              + "#buckets"));
+        }
+
+        @Override
+        public StateKind kind() {
+          return kind;
+        }
+
+        @Override
+        public String describe() {
+          return "buckets of " + description;
+        }
+      };
     }
 
     @Override

@@ -96,6 +96,10 @@ public final class TableStates {
     return builder(keys, values).nonTransactional();
   }
 
+  private static <K, C> IBackingMap<K, C> unlayered(IBackingMap<K, C> inner) {
+    return inner;
+  }
+
   /**
    * Options of a table-backed map state; the terminal methods are {@link #nonTransactional()} here and the
    * {@code factory(builder)} methods of {@code TransactionalTableLayout} and {@code OpaqueTableLayout}. Each option may
@@ -211,7 +215,8 @@ public final class TableStates {
       BackingMapLayer l = layer;
       BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> layered = l == null ? rule
           : (backing, path) -> rule.apply(l.wrap(backing), path);
-      return new TableMapFactory<>(kind, keys, values.id(), layout, layered, ruleName, Optional.ofNullable(table));
+      return new TableMapFactory<>(kind, keys, values.id(), layout, layered, ruleName, Optional.ofNullable(table),
+          l == null ? TableStates::unlayered : l);
     }
 
     private static void requireUnset(Object current, String option) {

@@ -6,6 +6,7 @@ import io.epochal.errors.InvalidRecordException;
 import io.epochal.errors.StateCorruptedException;
 import io.epochal.state.Epoch;
 import io.epochal.state.IBackingMap;
+import io.epochal.state.RemovableBackingMap;
 import io.epochal.state.StateContext;
 import io.epochal.store.table.CellLayout;
 import io.epochal.store.table.CommitProtocol;
@@ -31,16 +32,17 @@ import java.util.OptionalLong;
  * protocol, write-through under the per-key protocol).
  *
  * <p>An empty cell ({@link CellLayout#isEmpty}) deletes its row, except under the per-key protocol for layouts with a
- * txid column (the txid is what makes a replay of the batch idempotent, so the row is kept). A row that cannot be
- * decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's value, before
- * anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded by the map
- * state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused. Thread-safe
- * (stateless besides the epoch). Internal.
+ * txid column (the txid is what makes a replay of the batch idempotent, so the row is kept). {@link #multiRemove}
+ * deletes rows on both protocols: staged with the epoch (epoch protocol), at once (per-key protocol, no tombstone). A
+ * row that cannot be decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's
+ * value, before anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded
+ * by the map state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused.
+ * Thread-safe (stateless besides the epoch). Internal.
  *
  * @param <K> the key type
  * @param <C> the cell type
  */
-public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
+public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
   private final TableStore store;
   private final StateContext context;
   private final String pipeline;
@@ -156,6 +158,24 @@ public final class TableBackingMap<K, C> implements IBackingMap<K, C> {
     staging().orElseThrow(() -> new IllegalStateException("state '" + context.stateName() + "' of pipeline '"
         + pipeline + "' writes table " + table.path() + " outside an epoch (or in a read-only one): states are "
         + "written only in a batch's commit phase")).write(table, upserts, deletes);
+  }
+
+  /**
+   * Deletes the rows of {@code keys}: staged in the epoch and committed with it on the epoch protocol (the row is
+   * gone from the store, its space reclaimed), at once on the per-key protocol.
+   *
+   * @throws IllegalStateException outside an epoch or in a read-only one
+   */
+  @Override
+  public void multiRemove(Collection<? extends K> removed) {
+    Objects.requireNonNull(removed, "keys");
+    List<TableKey> deletes = new ArrayList<>(removed.size());
+    for (K k : removed) {
+      deletes.add(tableKey(k));
+    }
+    staging().orElseThrow(() -> new IllegalStateException("state '" + context.stateName() + "' of pipeline '"
+        + pipeline + "' deletes from table " + table.path() + " outside an epoch (or in a read-only one): states are "
+        + "written only in a batch's commit phase")).write(table, List.of(), deletes);
   }
 
   /**

@@ -2,7 +2,16 @@ package io.epochal.store.table.internal;
 
 import io.epochal.errors.StagingUnavailableException;
 import io.epochal.state.IBackingMap;
+import io.epochal.state.BucketEntry;
 import io.epochal.state.MapState;
+import io.epochal.state.NonTransactionalMap;
+import io.epochal.state.RemovableMapState;
+import io.epochal.state.RemovableStateFactory;
+import io.epochal.state.StateFactory;
+import io.epochal.store.table.BackingMapLayer;
+import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.TableKey;
+import java.util.List;
 import io.epochal.state.StateContext;
 import io.epochal.state.StateKind;
 import io.epochal.store.table.CellLayout;
@@ -17,15 +26,19 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
- * Makes one map state per partition over a table: opens (creating or validating) the table, claims it for the
- * state, and layers the txid rule over a {@link TableBackingMap}. Immutable and thread-safe. Internal: built by
+ * Makes one map state per partition over a table: opens (creating or validating) the table, claims it for the state,
+ * and layers the txid rule over a {@link TableBackingMap}. A {@link RemovableStateFactory}: its states delete rows, and
+ * its {@link #buckets()} are non-transactional maps over a second table per state, {@code <state's table>.buckets},
+ * keyed {@code (partition, bucket, index)} with the key's column values as the value (written and committed like the
+ * state's own rows; the builder's layer wraps them too). Immutable and thread-safe. Internal: built by
  * {@code TableStates}.
  *
  * @param <K> the key type
  * @param <V> the value type
  * @param <C> the stored cell type
  */
-public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<MapState<K, V>> {
+public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<MapState<K, V>>,
+    RemovableStateFactory<K, V> {
   private final StateKind kind;
   private final KeyCodec<K> keys;
   private final String codecId;
@@ -33,6 +46,8 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
   private final BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule;
   private final String ruleName;
   private final Optional<String> explicitPath;
+  private final BackingMapLayer layer;
+  private final String suffix;
 
   /**
    * Makes the factory; {@code TableStates.Builder} is the public way to it.
@@ -44,11 +59,20 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
    * @param rule makes the map state from the table-backed map and the table path
    * @param ruleName the rule's name for descriptions, e.g. {@code "TransactionalMap"}
    * @param explicitPath the table path set with {@code TableStates.Builder.table}, or empty for the default
+   * @param layer the builder's layer, already applied in {@code rule}; applied to the bucket tables' maps too
    * @throws NullPointerException if an argument is null
    */
   public TableMapFactory(StateKind kind, KeyCodec<K> keys, String codecId, CellLayout<C> layout,
       BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule, String ruleName,
-      Optional<String> explicitPath) {
+      Optional<String> explicitPath, BackingMapLayer layer) {
+    this(kind, keys, codecId, layout, rule, ruleName, explicitPath, layer, "");
+  }
+
+  private TableMapFactory(StateKind kind, KeyCodec<K> keys, String codecId, CellLayout<C> layout,
+      BiFunction<? super IBackingMap<K, C>, String, ? extends MapState<K, V>> rule, String ruleName,
+      Optional<String> explicitPath, BackingMapLayer layer, String suffix) {
+    this.layer = Objects.requireNonNull(layer, "layer");
+    this.suffix = suffix;
     this.kind = Objects.requireNonNull(kind, "kind");
     this.keys = Objects.requireNonNull(keys, "keys");
     this.codecId = Objects.requireNonNull(codecId, "codecId");
@@ -67,7 +91,7 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
    * @return the explicit path if one was set, else {@code <prefix><pipeline>/<stateName>}
    */
   public String tablePath(String prefix, String pipeline, String stateName) {
-    return explicitPath.orElseGet(() -> prefix + pipeline + "/" + stateName);
+    return explicitPath.orElseGet(() -> prefix + pipeline + "/" + stateName) + suffix;
   }
 
   /**
@@ -96,7 +120,7 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
    *     table checkpoint store)
    */
   @Override
-  public MapState<K, V> makeState(StateContext context) {
+  public RemovableMapState<K, V> makeState(StateContext context) {
     Objects.requireNonNull(context, "context");
     EpochBuffer staging = context.staging(EpochBuffer.class).orElseThrow(() -> new StagingUnavailableException(
         context.pipeline(), explicitPath.orElse(context.stateName()), EpochBuffer.class.getSimpleName(),
@@ -106,7 +130,59 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
     Table table = staging.store().openTable(schema(path));
     TableBackingMap<K, C> backing = new TableBackingMap<>(staging.store(), staging.protocol(), context, table, keys,
         layout);
-    return Objects.requireNonNull(rule.apply(backing, path), "the state rule returned null");
+    MapState<K, V> state = Objects.requireNonNull(rule.apply(backing, path), "the state rule returned null");
+    if (state instanceof RemovableMapState<K, V> removable) {
+      return removable;
+    }
+    // a custom rule's state without removal: forwarded as is, and it cannot remove (canRemove() is false)
+    return new io.epochal.state.ForwardingMapState<>(state) {
+      @Override
+      public String toString() {
+        return state.toString();
+      }
+    };
+  }
+
+  /**
+   * The bucket states: non-transactional maps over table {@code <state's table>.buckets}, keys
+   * {@code (partition int64, bucket int64, index int64)}, value the key's column values ({@code plain:v1} layout).
+   */
+  @Override
+  public StateFactory<RemovableMapState<BucketEntry, K>> buckets() {
+    KeyCodec<BucketEntry> entries = KeyCodec.of("bucket-entry:v1",
+        List.of(Column.required("partition", ColumnType.INT64), Column.required("bucket", ColumnType.INT64),
+            Column.required("entry", ColumnType.INT64)),
+        e -> List.of((long) e.partition(), e.bucket(), (long) e.index()),
+        (TableKey k) -> new BucketEntry(Math.toIntExact((Long) k.get(0)), (Long) k.get(1),
+            Math.toIntExact((Long) k.get(2))));
+    TableSchema.Builder keySchema = TableSchema.builder("keys of " + ruleName);
+    keys.columns().forEach(keySchema::key);
+    KeyPartsCodec<K> values = new KeyPartsCodec<>(keys, keySchema.build());
+    BackingMapLayer l = layer;
+    TableMapFactory<BucketEntry, K, K> tables = new TableMapFactory<>(StateKind.NON_TRANSACTIONAL, entries,
+        values.id(), CellLayout.plain(values, v -> false), (backing, path) -> NonTransactionalMap.over(l.wrap(backing)),
+        "NonTransactionalMap (buckets of " + ruleName + ")", explicitPath, l, suffix + ".buckets");
+    return new StateFactory<>() {
+      @Override
+      public RemovableMapState<BucketEntry, K> makeState(StateContext context) {
+        return tables.makeState(context);
+      }
+
+      @Override
+      public StateKind kind() {
+        return tables.kind();
+      }
+
+      @Override
+      public Optional<Class<? extends io.epochal.state.Staging>> staging() {
+        return tables.staging();
+      }
+
+      @Override
+      public String describe() {
+        return tables.describe();
+      }
+    };
   }
 
   @Override
@@ -116,7 +192,7 @@ public final class TableMapFactory<K, V, C> implements TableBackedStateFactory<M
 
   @Override
   public String describe() {
-    return ruleName + " over table " + explicitPath.orElse("<prefix><pipeline>/<state>") + " (" + layout.id()
+ return ruleName + " over table " + explicitPath.orElse("<prefix><pipeline>/<state>") + suffix + " (" + layout.id()
         + ", key " + keys.id() + ", codec " + codecId + ") of the pipeline's table store";
   }
 
