@@ -143,8 +143,29 @@ public final class AttemptCache<K, C> {
    * @param keys the keys whose cells to drop
    */
   public void drop(Collection<? extends K> keys) {
-    if (!cells.isEmpty()) {
-      keys.forEach(cells::remove);
+    boolean cached = false;
+    for (K key : keys) {
+      if (contains(key)) {
+        cached = true;
+        break;
+      }
+    }
+    if (!cached) {
+      return;
+    }
+    // A copy: the written maps are never changed once handed over (a multiUpdate's result is a view of one).
+    int total = 0;
+    for (Map<K, C> m : segments) {
+      total += m.size();
+    }
+    HashMap<K, C> kept = new HashMap<>(TxidMapCore.capacity(total));
+    for (Map<K, C> m : segments) {
+      kept.putAll(m);
+    }
+    keys.forEach(kept::remove);
+    segments.clear();
+    if (!kept.isEmpty()) {
+      segments.add(kept);
     }
   }
 

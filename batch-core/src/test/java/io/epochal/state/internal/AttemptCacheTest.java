@@ -90,4 +90,19 @@ class AttemptCacheTest {
     assertThrows(UnsupportedOperationException.class, () -> cache.writeThrough(cells("a", 1), meddling));
     assertNull(cache.get("a"));
   }
+
+  @Test
+  void droppingKeysNeverChangesAMapHandedOverEarlier() {
+    AttemptCache<String, Integer> cache = new AttemptCache<>();
+    Counting store = new Counting();
+    Map<String, Integer> first = cells("a", 1, "b", 2);
+    cache.writeThrough(first, store);
+    cache.drop(List.of("a", "zz"));
+    assertNull(cache.get("a"));
+    assertEquals(2, cache.get("b"));
+    assertEquals(cells("a", 1, "b", 2), first, "a multiUpdate's result is a view of this map");
+    cache.drop(List.of("b"));
+    assertEquals(0, cache.size());
+    assertTrue(cache.readUncached(List.of("a"), store).containsKey("a"), "dropped: read from the store again");
+  }
 }
