@@ -7,6 +7,7 @@ import io.epochal.flow.ProcessorContext;
 import io.epochal.flow.StateClient;
 import io.epochal.flow.StateSpec;
 import io.epochal.store.table.EpochBuffer;
+import io.epochal.store.table.KeyPartsCodec;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import java.util.ArrayList;

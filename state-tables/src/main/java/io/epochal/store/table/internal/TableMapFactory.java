@@ -10,6 +10,7 @@ import io.epochal.state.RemovableStateFactory;
 import io.epochal.state.StateFactory;
 import io.epochal.store.table.BackingMapLayer;
 import io.epochal.store.table.ColumnType;
+import io.epochal.store.table.KeyPartsCodec;
 import io.epochal.store.table.TableKey;
 import java.util.List;
 import io.epochal.state.StateContext;
