@@ -12,7 +12,7 @@ import java.util.Optional;
  * changes and call {@code super} to keep forwarding; a layer that overrides nothing behaves exactly as the wrapped
  * epoch. Thread-safety is the wrapped epoch's plus the subclass's.
  *
- * @since 0.6.0
+ * @since 0.7.0
  */
 @Stable
 public abstract class ForwardingCheckpointEpoch implements CheckpointEpoch {

@@ -19,7 +19,7 @@ import java.util.function.Function;
  * @param <K> the key type
  * @param <V> the value type
  * @param <C> the stored cell type
- * @since 0.6.0
+ * @since 0.7.0
  */
 public final class UpdatedValues<K, V, C> extends AbstractMap<K, V> {
   private final Map<K, C> written;
