@@ -19,6 +19,7 @@ import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -33,6 +34,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
  * {@link Dedup#byId} deletes the ids that left the window, under the testkit's fault schedules (failures before,
@@ -44,6 +46,7 @@ import net.jqwik.api.constraints.LongRange;
  * in-memory table store on the epoch protocol and over {@code TransactionalMap}s of {@code InMemoryBackingMap}s on the
  * per-key protocol.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class DedupExpiryReplayProperties {
 
   @Provide

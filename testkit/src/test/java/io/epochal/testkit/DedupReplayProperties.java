@@ -22,6 +22,7 @@ import io.epochal.store.table.TableCheckpointStore;
 import io.epochal.store.table.TableStates;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
+import io.epochal.testing.TriesScale;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,6 +33,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
  * {@link Dedup#byId} under the testkit's fault schedules (failures at every point, restarts, partitions, batches in
@@ -42,6 +44,7 @@ import net.jqwik.api.constraints.LongRange;
  * count some messages again. Over the in-memory table store on the epoch protocol (both states in one store) and over
  * {@code TransactionalMap}s on the per-key protocol.
  */
+@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class DedupReplayProperties {
   private static final long FOREVER = 1_000_000;
 
