@@ -3,7 +3,6 @@ package io.epochal.trident;
 import io.epochal.state.MapState;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
-import io.epochal.testing.TriesScale;
 import io.epochal.testkit.Oracle;
 import io.epochal.testkit.ReplayArbitraries;
 import io.epochal.testkit.ReplayCheck;
@@ -16,7 +15,6 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.storm.redis.trident.state.KeyFactory;
@@ -41,7 +39,6 @@ import redis.clients.jedis.JedisPool;
  * Storm's own JSON serializers. Each run has its own flushed Redis database; a restarted "process" builds new Trident
  * states, whose caches start empty, over the same database. Runs {@code -Depochal.tries=N} schedules per property.
  */
-@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class RedisMapStateReplayProperties {
   private static final Fields SENTENCE = new Fields("sentence");
   private static final Fields WORD = new Fields("word");

@@ -17,7 +17,6 @@ import io.epochal.store.table.StoreTransaction;
 import io.epochal.store.table.Table;
 import io.epochal.store.table.TableStore;
 import io.epochal.store.table.TableStores;
-import io.epochal.testing.TriesScale;
 import io.epochal.testkit.BatchCuts;
 import io.epochal.testkit.Fault;
 import io.epochal.testkit.FaultPoint;
@@ -37,7 +36,6 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.apache.storm.trident.operation.builtin.Count;
 import org.apache.storm.trident.testing.Split;
 import org.apache.storm.tuple.Fields;
@@ -52,7 +50,6 @@ import org.apache.storm.tuple.Fields;
  * <p>The opaque-spout pairings run with {@code AT_LEAST_ONCE}: the Epochal engine's guarantee check does not know this
  * Trident state's protocol, and would refuse them; the oracle then checks the exact counts.
  */
-@AddLifecycleHook(TriesScale.class) // a share of the tries by default: -Depochal.tries.scale=1 runs all
 class StormPartitionEpochProperties {
   private static final Fields SENTENCE = new Fields("sentence");
   private static final Fields WORD = new Fields("word");
