@@ -122,20 +122,26 @@ public final class AttemptCache<K, C> {
 
   /** Merges the written maps into one, newer cells over older ones. */
   private void merge() {
-    if (segments.size() <= 1) {
-      return;
+    if (segments.size() > 1) {
+      HashMap<K, C> merged = copy();
+      segments.clear();
+      segments.add(merged);
     }
+  }
+
+  /** @return a new map of every cached cell, newer cells over older ones (the written maps are left as they are) */
+  private HashMap<K, C> copy() {
     int total = 0;
     for (Map<K, C> m : segments) {
       total += m.size();
     }
-    HashMap<K, C> merged = new HashMap<>(TxidMapCore.capacity(total));
+    HashMap<K, C> all = new HashMap<>(TxidMapCore.capacity(total));
     for (Map<K, C> m : segments) {
-      merged.putAll(m);
+      all.putAll(m);
     }
-    segments.clear();
-    segments.add(merged);
+    return all;
   }
+
 
   /**
    * Drops the cached cells of {@code keys} (they are being deleted from the store).
@@ -154,14 +160,7 @@ public final class AttemptCache<K, C> {
       return;
     }
     // A copy: the written maps are never changed once handed over (a multiUpdate's result is a view of one).
-    int total = 0;
-    for (Map<K, C> m : segments) {
-      total += m.size();
-    }
-    HashMap<K, C> kept = new HashMap<>(TxidMapCore.capacity(total));
-    for (Map<K, C> m : segments) {
-      kept.putAll(m);
-    }
+    HashMap<K, C> kept = copy();
     keys.forEach(kept::remove);
     segments.clear();
     if (!kept.isEmpty()) {
