@@ -1,7 +1,10 @@
 package io.epochal.state;
 
 import io.epochal.api.Stable;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -47,7 +50,18 @@ public final class InMemoryBackingMap<K, C> implements RemovableBackingMap<K, C>
         found.put(key, cell);
       }
     }
-    return java.util.Collections.unmodifiableMap(found);
+    return Collections.unmodifiableMap(found);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public List<C> multiGetOrdered(List<? extends K> keys) {
+    Object[] found = new Object[keys.size()];
+    int i = 0;
+    for (K key : keys) {
+      found[i++] = cells.get(Objects.requireNonNull(key, "key"));
+    }
+    return (List<C>) Collections.unmodifiableList(Arrays.asList(found));
   }
 
   @Override

@@ -2,11 +2,15 @@ package io.epochal.state;
 
 import io.epochal.api.Stable;
 import io.epochal.errors.StateAheadException;
+import io.epochal.state.internal.OrderedCells;
 import io.epochal.state.internal.TxidMapCore;
 import io.epochal.state.internal.UpdatedValues;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -157,52 +161,66 @@ public abstract class TxidMap<K, V, C> implements RemovableMapState<K, V> {
    * @throws StateAheadException if a stored txid is ahead of the epoch's; nothing is written
    */
   @Override
+  @SuppressWarnings("unchecked")
   public final Map<K, V> multiUpdate(Map<K, ? extends ValueUpdater<V>> updaters) {
     long txid = core.writeTxid("multiUpdate");
     boolean skipApplied = core.skipsApplied("multiUpdate");
-    Map<K, C> stored = core.readUncached(Objects.requireNonNull(updaters, "updaters").keySet());
-    int n = updaters.size();
-    Map<K, V> skipped = null;
-    Map<K, C> written = new HashMap<>(TxidMapCore.capacity(n));
+    // The keys and their updaters side by side, in the updaters' order: the store is read by position and the
+    // written cells keep that order (no hash map of stored cells, none of written cells).
+    int n = Objects.requireNonNull(updaters, "updaters").size();
+    Object[] keys = new Object[n];
+    Object[] fns = new Object[n];
+    int count = 0;
     for (Map.Entry<K, ? extends ValueUpdater<V>> entry : updaters.entrySet()) {
-      K key = entry.getKey();
-      ValueUpdater<V> updater = Objects.requireNonNull(entry.getValue(), "updater");
+      keys[count] = entry.getKey();
+      fns[count] = entry.getValue();
+      count++;
+    }
+    List<K> keyList = (List<K>) Arrays.asList(keys);
+    List<C> stored = core.readUncachedOrdered(keyList);
+    boolean[] skippedAt = null;
+    Object[] skippedValues = null;
+    OrderedCells<K, C> written = new OrderedCells<>(n);
+    for (int i = 0; i < n; i++) {
+      K key = (K) keys[i];
+      ValueUpdater<V> updater = Objects.requireNonNull((ValueUpdater<V>) fns[i], "updater");
       C cell = core.cached(key);
       Optional<V> base;
       if (cell != null) {
         base = Optional.of(rule.value(cell));
       } else {
-        cell = stored.get(key);
+        cell = stored.get(i);
         if (cell == null) {
           base = Optional.empty();
         } else {
           core.checkNotAhead(key, cell, txid);
           if (skipApplied && rule.skips(cell, txid)) {
-            if (skipped == null) {
-              skipped = new HashMap<>();
+            if (skippedAt == null) {
+              skippedAt = new boolean[n];
+              skippedValues = new Object[n];
             }
-            skipped.put(key, rule.value(cell));
+            skippedAt[i] = true;
+            skippedValues[i] = rule.value(cell);
             continue;
           }
           base = rule.base(cell, txid);
         }
       }
       V value = core.requireUpdated(key, updater.update(base), txid);
-      written.put(key, rule.next(cell, value, txid));
+      written.add(key, rule.next(cell, value, txid));
     }
     core.writeThrough(written);
-    if (skipped == null) {
+    if (skippedAt == null) {
       // The common case, no key skipped: a view of the written cells' values (value(next(cell, v, t)) is v, as the
-      // per-attempt cache already relies on), iterating in the order a result map of the same keys and capacity
-      // would; the cache now owns `written`, which nothing changes any more.
+      // per-attempt cache already relies on), in the updaters' order; the cache now owns `written`.
       return new UpdatedValues<>(written, Map.of(), rule::value);
     }
-    // A replay that skipped keys: one map in the order of every key, as a failure-free attempt's result iterates
+    // A replay that skipped keys: every key in the updaters' order, as a failure-free attempt's result iterates
     // (callers hand the values on in this order, e.g. to a sink).
-    Map<K, V> result = new HashMap<>(TxidMapCore.capacity(n));
-    for (K key : updaters.keySet()) {
-      V value = skipped.get(key);
-      result.put(key, value != null ? value : rule.value(written.get(key)));
+    Map<K, V> result = new LinkedHashMap<>(TxidMapCore.capacity(n));
+    for (int i = 0; i < n; i++) {
+      K key = (K) keys[i];
+      result.put(key, skippedAt[i] ? (V) skippedValues[i] : rule.value(written.get(key)));
     }
     return Collections.unmodifiableMap(result);
   }

@@ -37,9 +37,20 @@ final class AggregateNode extends Node.StateNode {
     }
   }
 
-  /** Process phase: per partition, key → partial value (combiner) or key → records (reducer). */
+  /** Whether the aggregator is a combiner: its groupBy's split may be deferred to it ({@link Node.GroupBy.Deferred}). */
+  boolean combines() {
+    return combiner != null;
+  }
+
+  /**
+   * Process phase: per partition, key → partial value (combiner) or key → records (reducer). The input is the
+   * groupBy's {@link KeyedBatch}, or its records not yet split ({@link Node.GroupBy.Deferred}, combiner only).
+   */
   @SuppressWarnings("unchecked")
   List<Map<Object, Object>> preAggregate(Object input, ErrorContext ctx) {
+    if (input instanceof Node.GroupBy.Deferred deferred) {
+      return combineThenSplit(deferred, ctx);
+    }
     KeyedBatch in = (KeyedBatch) input;
     List<Map<Object, Object>> parts = new ArrayList<>(in.partitions());
     ErrorContext state = ctx.withTable(stateName);
@@ -54,19 +65,9 @@ final class AggregateNode extends Node.StateNode {
         HashMap<Object, Object> partial = new HashMap<>(Math.max(16, keys.size()));
         Combine combine = new Combine(state); // one instance per partition, not per record
         for (int i = 0, n = keys.size(); i < n; i++) {
-          Object record = records.get(i);
           Object key = keys.get(i);
-          Object value;
-          try {
-            value = combiner.init(record);
-          } catch (ArithmeticException e) {
-            throw arithmetic("init", key, state, e);
-          }
-          if (value == null) {
-            throw returnedNull("init", key, state);
-          }
           combine.key = key;
-          partial.merge(key, value, combine);
+          partial.merge(key, init(records.get(i), key, state), combine);
         }
         parts.add(partial);
       } else {
@@ -78,6 +79,73 @@ final class AggregateNode extends Node.StateNode {
       }
     }
     return parts;
+  }
+
+  /**
+   * The combiner's partials of a groupBy's records not yet split by partition: combined per key first, record by
+   * record in batch order (each key's values combine in the same order as in its partition), then each distinct key
+   * hashed once into its partition — the split then costs a hash per key, not per record. A key is checked as the
+   * groupBy checks it, record by record (the first record in batch order whose key or value fails decides the
+   * error). Each partition's map is sized by its number of keys, so its iteration order depends only on the batch.
+   */
+  private List<Map<Object, Object>> combineThenSplit(Node.GroupBy.Deferred deferred, ErrorContext ctx) {
+    Node.GroupBy groupBy = deferred.groupBy();
+    int partitions = groupBy.partitions;
+    List<?> records = deferred.records();
+    List<Map<Object, Object>> parts = new ArrayList<>(partitions);
+    if (records.isEmpty()) {
+      for (int p = 0; p < partitions; p++) {
+        parts.add(Map.of());
+      }
+      return parts;
+    }
+    ErrorContext state = ctx.withTable(stateName);
+    HashMap<Object, Object> all = new HashMap<>();
+    Combine combine = new Combine(state);
+    for (Object record : records) {
+      Object key = groupBy.keyOf(record, ctx);
+      combine.key = key;
+      all.merge(key, init(record, key, state), combine);
+    }
+    if (partitions == 1) {
+      parts.add(all);
+      return parts;
+    }
+    KeyPartitioner.Hasher hasher = new KeyPartitioner.Hasher();
+    int[] partOf = new int[all.size()];
+    int[] sizes = new int[partitions];
+    int i = 0;
+    for (Object key : all.keySet()) {
+      int p = hasher.partition(key, partitions); // checked by keyOf: cannot fail
+      partOf[i++] = p;
+      sizes[p]++;
+    }
+    List<HashMap<Object, Object>> maps = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      maps.add(sizes[p] == 0 ? null : new HashMap<>((int) (sizes[p] / 0.75f) + 1));
+    }
+    i = 0;
+    for (Map.Entry<Object, Object> e : all.entrySet()) {
+      maps.get(partOf[i++]).put(e.getKey(), e.getValue());
+    }
+    for (HashMap<Object, Object> m : maps) {
+      parts.add(m == null ? Map.of() : m);
+    }
+    return parts;
+  }
+
+  /** {@code init(record)}, never null. */
+  private Object init(Object record, Object key, ErrorContext state) {
+    Object value;
+    try {
+      value = combiner.init(record);
+    } catch (ArithmeticException e) {
+      throw arithmetic("init", key, state, e);
+    }
+    if (value == null) {
+      throw returnedNull("init", key, state);
+    }
+    return value;
   }
 
   /**

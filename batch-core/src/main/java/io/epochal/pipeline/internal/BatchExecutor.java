@@ -53,6 +53,8 @@ final class BatchExecutor implements AutoCloseable {
    * pre-aggregated parts), not its records: less for the garbage collector to copy.
    */
   private final boolean[] keptForCommit;
+  /** Per node: a groupBy whose split its only consumer, a combiner aggregate, does ({@link #deferredSplits}). */
+  private final boolean[] deferredSplit;
   /** Per node id: whether another node consumes the node's output (an aggregate's new values). */
   private final boolean[] consumed;
   /**
@@ -89,6 +91,7 @@ final class BatchExecutor implements AutoCloseable {
       }
     }
     this.pool = new WorkerPool(pipeline, threads);
+    this.deferredSplit = deferredSplits(nodes);
     this.keptForCommit = new boolean[nodes.size()];
     this.consumed = new boolean[nodes.size()];
     for (Node node : nodes) {
@@ -106,6 +109,38 @@ final class BatchExecutor implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * The groupBy nodes whose split is deferred to their consumer: those whose only consumer is a combiner aggregate,
+   * which combines per key before it partitions (one hash per distinct key instead of one per record).
+   */
+  private static boolean[] deferredSplits(List<Node> nodes) {
+    int[] consumers = new int[nodes.size()];
+    for (Node node : nodes) {
+      if (node.parent != null) {
+        consumers[node.parent.id]++;
+      }
+      if (node instanceof Node.Merge merge) {
+        consumers[merge.other.id]++;
+      }
+    }
+    boolean[] deferred = new boolean[nodes.size()];
+    for (Node node : nodes) {
+      if (node instanceof AggregateNode agg && agg.combines() && agg.parent instanceof Node.GroupBy g
+          && consumers[g.id] == 1) {
+        deferred[g.id] = true;
+      }
+    }
+    return deferred;
+  }
+
+  /** A stateless node's output: a groupBy whose split is deferred passes its records on unsplit. */
+  private Object apply(Node.Stateless op, Object input, ErrorContext ctx) {
+    if (deferredSplit[op.id]) {
+      return new Node.GroupBy.Deferred((List<?>) input, (Node.GroupBy) op);
+    }
+    return op.apply(input, ctx);
   }
 
   // ---------------------------------------------------------------- process phase
@@ -132,7 +167,7 @@ final class BatchExecutor implements AutoCloseable {
       } else if (node.preState && node instanceof Node.Merge merge) {
         outputs[node.id] = merge.apply(outputs[merge.parent.id], outputs[merge.other.id]);
       } else if (node.preState && node instanceof Node.Stateless op) {
-        outputs[node.id] = op.apply(outputs[node.parent.id], ctx);
+        outputs[node.id] = apply(op, outputs[node.parent.id], ctx);
       } else if (node instanceof AggregateNode agg && agg.parent.preState) {
         outputs[node.id] = new PreAggregated(agg.preAggregate(outputs[agg.parent.id], ctx));
       }
@@ -181,7 +216,7 @@ final class BatchExecutor implements AutoCloseable {
       if (node instanceof Node.Merge merge) {
         outputs[node.id] = merge.apply(input, outputs[merge.other.id]);
       } else if (node instanceof Node.Stateless op) {
-        outputs[node.id] = op.apply(input, ctx);
+        outputs[node.id] = apply(op, input, ctx);
       } else if (node instanceof AggregateNode agg) {
         List<Map<Object, Object>> pre = outputs[node.id] instanceof PreAggregated p ? p.parts()
             : agg.preAggregate(input, ctx);

@@ -60,6 +60,21 @@ public final class KeyPartitioner {
     throw unsupported(key, "key");
   }
 
+  /**
+   * Checks a key as {@link #hash} does, without hashing a scalar key (a composite key is hashed).
+   *
+   * @param key a key
+   * @throws InvalidRecordException for exactly the keys {@link #hash} refuses, with the same message
+   */
+  public static void requireSupported(Object key) {
+    if (key instanceof String s) {
+      requireEncodable(s);
+    } else if (!(key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte
+        || key instanceof Boolean || key instanceof Double || key instanceof Bytes)) {
+      hash(key); // a List is checked part by part; anything else is refused
+    }
+  }
+
   /** A part of a composite key as {@link FarmHash#farmHash(Object...)} takes it. */
   private static Object hashablePart(Object part, List<?> key) {
     if (part instanceof String s) {

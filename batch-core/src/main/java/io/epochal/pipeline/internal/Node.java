@@ -167,7 +167,7 @@ abstract sealed class Node {
   /** Splits a flat list by key partition. */
   static final class GroupBy extends Stateless {
     private final Function<Object, Object> keyFn;
-    private final int partitions;
+    final int partitions;
 
     GroupBy(int id, Node parent, Function<Object, Object> keyFn, int partitions) {
       super(id, "groupBy", parent);
@@ -181,11 +181,7 @@ abstract sealed class Node {
       KeyedBatch out = new KeyedBatch(partitions, partitions == 1 ? in.size() : in.size() / partitions + 64);
       KeyPartitioner.Hasher hasher = new KeyPartitioner.Hasher();
       for (Object r : in) {
-        Object key = keyFn.apply(r);
-        if (key == null) {
-          throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r
-              + where(ctx), null, ctx);
-        }
+        Object key = nonNullKey(r, ctx);
         int p;
         try {
           p = hasher.partition(key, partitions);
@@ -196,6 +192,39 @@ abstract sealed class Node {
         out.records.get(p).add(r);
       }
       return out;
+    }
+
+    /**
+     * The key of a record, checked as {@link #apply} checks it (same errors) but not hashed: for a consumer that
+     * partitions the distinct keys itself ({@link Deferred}).
+     *
+     * @throws InvalidRecordException for a null key or a key {@link KeyPartitioner#hash} refuses
+     */
+    Object keyOf(Object r, ErrorContext ctx) {
+      Object key = nonNullKey(r, ctx);
+      try {
+        KeyPartitioner.requireSupported(key);
+      } catch (InvalidRecordException e) {
+        throw refusedKey(this, key, r, ctx, e);
+      }
+      return key;
+    }
+
+    private Object nonNullKey(Object r, ErrorContext ctx) {
+      Object key = keyFn.apply(r);
+      if (key == null) {
+        throw new InvalidRecordException("groupBy (node " + this + ") returned a null key for record " + r
+            + where(ctx), null, ctx);
+      }
+      return key;
+    }
+
+    /**
+     * The groupBy's input, not yet split: what the engine passes on instead of a {@link KeyedBatch} when the only
+     * consumer is a combiner aggregate, which combines per key first and partitions each distinct key once
+     * ({@link AggregateNode#preAggregate}).
+     */
+    record Deferred(List<?> records, GroupBy groupBy) {
     }
   }
 

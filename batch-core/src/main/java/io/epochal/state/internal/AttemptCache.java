@@ -101,6 +101,32 @@ public final class AttemptCache<K, C> {
   }
 
   /**
+   * Reads the stored cells of the given keys by position, for the keys not cached: element {@code i} is the stored
+   * cell of the {@code i}-th key, or {@code null} if it has none or is cached (read it with {@link #get}). At most
+   * one read of the store: {@code backing.multiGetOrdered} when nothing is cached (the common first call of an
+   * attempt), else {@code backing.multiGet} of the uncached keys.
+   *
+   * @param keys the keys to read, none null
+   * @param backing the store read for the uncached keys
+   * @return one element per key: its stored cell, or {@code null}
+   * @throws NullPointerException if one of the keys is null
+   */
+  public List<C> readUncachedOrdered(List<K> keys, IBackingMap<K, C> backing) {
+    if (segments.isEmpty()) {
+      for (K key : keys) {
+        Objects.requireNonNull(key, "key");
+      }
+      return keys.isEmpty() ? List.of() : backing.multiGetOrdered(keys);
+    }
+    Map<K, C> stored = readUncached(keys, backing);
+    List<C> cells = new ArrayList<>(keys.size());
+    for (K key : keys) {
+      cells.add(stored.get(key));
+    }
+    return cells;
+  }
+
+  /**
    * Writes {@code written} in one {@code backing.multiPut} (none if it is empty) and, once the store accepted it,
    * caches every cell. If the store throws, nothing is cached and the exception propagates. The store receives an
    * unmodifiable view (a store that tries to change the map it is given fails loudly), and the cache keeps

@@ -14,6 +14,7 @@ import io.epochal.state.StateContext;
 import io.epochal.state.StateFactory;
 import io.epochal.state.StateKind;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiFunction;
@@ -142,6 +143,22 @@ public final class TxidMapCore<K, C> {
       ValueKeys.require(key, keyContext);
     }
     return attempt.readUncached(keys, backing);
+  }
+
+  /**
+   * The stored cells of the keys by position, for the keys not cached in this attempt ({@code null} for a key
+   * without a stored cell and for a cached key: read it with {@link #cached}), in at most one read of the backing
+   * map.
+   *
+   * @param keys the keys the call updates, in the order of the call's loop
+   * @return one element per key
+   * @throws InvalidRecordException naming the table if a key is null or has no value equality
+   */
+  public List<C> readUncachedOrdered(List<K> keys) {
+    for (K key : keys) {
+      ValueKeys.require(key, keyContext);
+    }
+    return attempt.readUncachedOrdered(keys, backing);
   }
 
   /**

@@ -17,6 +17,7 @@ import io.epochal.store.table.Table;
 import io.epochal.store.table.TableKey;
 import io.epochal.store.table.TableStore;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -119,17 +120,10 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
       return Map.of();
     }
     // The keys in order with their table keys, side by side (a key given twice is looked up twice, same result).
-    List<K> typed = new ArrayList<>(wanted.size());
-    List<TableKey> tableKeys = new ArrayList<>(wanted.size());
-    for (K k : wanted) {
-      tableKeys.add(tableKey(k));
-      typed.add(k);
-    }
-    Optional<EpochBuffer> buffer = staging();
-    List<Optional<Row>> rows = buffer.isPresent() ? buffer.get().lookup(table, tableKeys)
-        : store.lookup(table, tableKeys);
+    List<K> typed = new ArrayList<>(wanted);
+    List<Optional<Row>> rows = lookup(typed);
     Map<K, C> out = new HashMap<>(Math.max(16, rows.size() * 2));
-    for (int i = 0; i < tableKeys.size(); i++) {
+    for (int i = 0; i < typed.size(); i++) {
       Optional<Row> row = rows.get(i);
       if (row.isPresent()) {
         K key = typed.get(i);
@@ -137,6 +131,34 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
       }
     }
     return Collections.unmodifiableMap(out);
+  }
+
+  /** The same lookup as {@link #multiGet}, by position: no map of the results. */
+  @Override
+  @SuppressWarnings("unchecked")
+  public List<C> multiGetOrdered(List<? extends K> wanted) {
+    Objects.requireNonNull(wanted, "keys");
+    if (wanted.isEmpty()) {
+      return List.of();
+    }
+    List<Optional<Row>> rows = lookup(wanted);
+    Object[] cells = new Object[rows.size()];
+    int i = 0;
+    for (K key : wanted) {
+      Optional<Row> row = rows.get(i);
+      cells[i++] = row.isPresent() ? decode(key, row.get()) : null;
+    }
+    return (List<C>) Collections.unmodifiableList(Arrays.asList(cells));
+  }
+
+  /** The rows of the keys, in order: from the open epoch's buffer when it stages, else from the store. */
+  private List<Optional<Row>> lookup(List<? extends K> keys) {
+    List<TableKey> tableKeys = new ArrayList<>(keys.size());
+    for (K k : keys) {
+      tableKeys.add(tableKey(k));
+    }
+    Optional<EpochBuffer> buffer = staging();
+    return buffer.isPresent() ? buffer.get().lookup(table, tableKeys) : store.lookup(table, tableKeys);
   }
 
   @Override
