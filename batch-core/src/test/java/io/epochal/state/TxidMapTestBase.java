@@ -107,6 +107,23 @@ public abstract class TxidMapTestBase<C, M extends MapState<String, Long>> {
     return map;
   }
 
+  @Test
+  public void shouldIterateUpdatedValuesInTheUpdatersOrderWhetherOrNotKeysWereSkipped() {
+    map.begin(Epoch.of("test", new BatchAttempt(1, 1)));
+    assertEquals(List.of("z", "a", "m"),
+        new java.util.ArrayList<>(map.multiUpdate(ordered("z", plus(1), "a", plus(2), "m", plus(3))).keySet()));
+    map.end();
+    // a replay of txid 1: the transactional rule skips the cells it wrote, the opaque one recomputes them
+    map.begin(Epoch.of("test", new BatchAttempt(1, 2)));
+    Map<String, ValueUpdater<Long>> again = ordered("q", plus(1), "z", plus(1), "a", plus(2));
+    again.put("m", plus(3));
+    Map<String, Long> updated = map.multiUpdate(again);
+    assertEquals(List.of("q", "z", "a", "m"), new java.util.ArrayList<>(updated.keySet()));
+    assertEquals(List.of(1L, 1L, 2L, 3L), new java.util.ArrayList<>(updated.values()));
+    assertEquals(Map.of("q", 1L, "z", 1L, "a", 2L, "m", 3L), updated);
+    map.end();
+  }
+
   // multiGet
 
   @Test

@@ -77,6 +77,39 @@ class TransactionalTableLayoutTest {
     assertEquals(1L, row.getLong("txid"));
   }
 
+  /**
+   * The table map reuses the table keys of its last lookup for the write that follows (matched by key identity, in
+   * order): writes in another order, of keys not looked up, or of equal but not identical keys land on their rows.
+   */
+  @Test
+  void shouldWriteEveryKeysRowWhateverTheOrderOfTheWritesAfterALookup() {
+    TableStore store = TableStores.inMemory();
+    TableCheckpointStore cps = TableCheckpointStore.on(store);
+    ManualEpochs epochs = new ManualEpochs(cps, "p");
+    MapState<String, Long> map = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
+        .makeState(epochs.context("counts", 0, 1));
+    cps.load("p");
+    map.begin(epochs.open(1));
+    Map<String, ValueUpdater<Long>> first = new java.util.LinkedHashMap<>();
+    for (String k : List.of("a", "b", "c", "d")) {
+      first.put(k, plus(1));
+    }
+    map.multiUpdate(first);
+    Map<String, Long> reordered = new java.util.LinkedHashMap<>();
+    reordered.put("d", 40L); // after the others in the lookup: the cursor passes them
+    reordered.put("b", 20L); // before the cursor: mapped anew
+    reordered.put("x", 90L); // never looked up
+    reordered.put(new String("a"), 10L); // equal, not identical
+    map.multiPut(reordered);
+    map.end();
+    epochs.commit(META);
+    Map<String, Long> rows = new java.util.HashMap<>();
+    for (Row row : scan(store)) {
+      rows.put((String) row.key().get(0), Codecs.longs().decode(row.getBytes("value")));
+    }
+    assertEquals(Map.of("a", 10L, "b", 20L, "c", 1L, "d", 40L, "x", 90L), rows);
+  }
+
   @Test
   void shouldSkipABatchTheTableAlreadyHoldsOnThePerKeyProtocol() {
     TableStore store = perKeyStore();

@@ -53,6 +53,16 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
   private final boolean deleteEmpty;
   /** The epoch of the batch being applied, null outside one. */
   private volatile Epoch epoch;
+  /**
+   * The keys of the last positional lookup with their table keys, for the write that usually follows it with the
+   * same key objects in the same order (a map state's read-modify-write): their table keys are reused, not rebuilt
+   * (a farm_hash and a key object per key). Immutable; dropped when an epoch begins or ends.
+   */
+  private volatile LookedUp lastLookup;
+
+  /** Keys (by identity) and their table keys, index-aligned. */
+  private record LookedUp(Object[] keys, TableKey[] tableKeys) {
+  }
 
   /**
    * @param store the table store holding {@code table}
@@ -77,16 +87,19 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
   @Override
   public void begin(Epoch epoch) {
     this.epoch = Objects.requireNonNull(epoch, "epoch");
+    lastLookup = null;
   }
 
   @Override
   public void end() {
     epoch = null;
+    lastLookup = null;
   }
 
   @Override
   public void abort() {
     epoch = null;
+    lastLookup = null;
   }
 
   /**
@@ -141,7 +154,13 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
     if (wanted.isEmpty()) {
       return List.of();
     }
-    List<Optional<Row>> rows = lookup(wanted);
+    Object[] keyObjects = wanted.toArray();
+    TableKey[] tableKeys = new TableKey[keyObjects.length];
+    for (int i = 0; i < keyObjects.length; i++) {
+      tableKeys[i] = tableKey((K) keyObjects[i]);
+    }
+    List<Optional<Row>> rows = lookupKeys(Arrays.asList(tableKeys));
+    lastLookup = new LookedUp(keyObjects, tableKeys);
     Object[] cells = new Object[rows.size()];
     int i = 0;
     for (K key : wanted) {
@@ -157,6 +176,10 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
     for (K k : keys) {
       tableKeys.add(tableKey(k));
     }
+    return lookupKeys(tableKeys);
+  }
+
+  private List<Optional<Row>> lookupKeys(List<TableKey> tableKeys) {
     Optional<EpochBuffer> buffer = staging();
     return buffer.isPresent() ? buffer.get().lookup(table, tableKeys) : store.lookup(table, tableKeys);
   }
@@ -166,8 +189,29 @@ public final class TableBackingMap<K, C> implements RemovableBackingMap<K, C> {
     Objects.requireNonNull(cells, "cells");
     List<Row> upserts = new ArrayList<>(cells.size());
     List<TableKey> deletes = new ArrayList<>();
+    // The written keys are usually the last lookup's, in its order, some skipped: matched by identity with a cursor
+    // that only moves forward (at most one pass over the looked-up keys, whatever the order here).
+    LookedUp looked = lastLookup;
+    int next = 0;
     for (Map.Entry<K, C> e : cells.entrySet()) {
-      TableKey key = tableKey(e.getKey());
+      K k = e.getKey();
+      TableKey key = null;
+      if (looked != null) {
+        Object[] seen = looked.keys();
+        int at = next;
+        while (at < seen.length && seen[at] != k) {
+          at++;
+        }
+        if (at < seen.length) {
+          key = looked.tableKeys()[at];
+          next = at + 1;
+        } else {
+          looked = null; // not in order: the rest is mapped key by key
+        }
+      }
+      if (key == null) {
+        key = tableKey(k);
+      }
       C cell = Objects.requireNonNull(e.getValue(), "cell");
       if (deleteEmpty && layout.isEmpty(cell)) {
         deletes.add(key);
