@@ -63,12 +63,7 @@ final class TableHandle implements Table {
   }
 
   byte[] encodeKey(TableKey key) {
-    Object[] values = new Object[key.size() + 1];
-    values[0] = key.hash();
-    for (int i = 0; i < key.size(); i++) {
-      values[i + 1] = key.get(i);
-    }
-    return KeyEncoding.encode(keyKinds, values);
+    return KeyEncoding.encode(keyKinds, key);
   }
 
   byte[] encodeValue(byte[] keyBytes, List<Object> values) {

@@ -1,5 +1,6 @@
 package io.epochal.store.rocksdb.internal;
 
+import io.epochal.store.table.TableKey;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -81,6 +82,68 @@ public final class KeyEncoding {
     Out out = new Out(16 + 12 * values.length);
     for (int i = 0; i < values.length; i++) {
       write(out, kinds.get(i), values[i], i);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * Encodes a table key, its hash then its parts: the same bytes as {@link #encode(List, Object[])} of
+   * {@code [hash, parts...]}, without boxing the hash; a key of one string part is written straight into an array of
+   * its exact size.
+   *
+   * @param kinds the kinds of the key columns, in order, the hash column's first
+   * @param key the table key
+   * @return the encoding
+   * @throws IllegalArgumentException if the counts differ or a value does not have its column's Java type
+   */
+  public static byte[] encode(List<Kind> kinds, TableKey key) {
+    Kind head = kinds.get(0);
+    int n = key.size();
+    if (kinds.size() != n + 1 || (head != Kind.INT64 && head != Kind.UINT64)) {
+      Object[] values = new Object[n + 1];
+      values[0] = key.hash();
+      for (int i = 0; i < n; i++) {
+        values[i + 1] = key.get(i);
+      }
+      return encode(kinds, values);
+    }
+    long bits = head == Kind.INT64 ? key.hash() ^ Long.MIN_VALUE : key.hash();
+    if (n == 1 && kinds.get(1) == Kind.STRING && key.get(0) instanceof String s) {
+      byte[] raw = s.getBytes(StandardCharsets.UTF_8);
+      int zeros = 0;
+      for (byte x : raw) {
+        if (x == 0) {
+          zeros++;
+        }
+      }
+      byte[] out = new byte[1 + 8 + 1 + raw.length + zeros + 2];
+      out[0] = head.tag;
+      for (int i = 8; i >= 1; i--) {
+        out[i] = (byte) bits;
+        bits >>>= 8;
+      }
+      out[9] = Kind.STRING.tag;
+      int at = 10;
+      if (zeros == 0) {
+        System.arraycopy(raw, 0, out, at, raw.length);
+        at += raw.length;
+      } else {
+        for (byte x : raw) {
+          out[at++] = x;
+          if (x == 0) {
+            out[at++] = (byte) 0xff;
+          }
+        }
+      }
+      out[at++] = 0;
+      out[at] = 1;
+      return out;
+    }
+    Out out = new Out(16 + 12 * kinds.size());
+    out.write(head.tag);
+    out.writeLong(bits);
+    for (int i = 0; i < n; i++) {
+      write(out, kinds.get(i + 1), key.get(i), i + 1);
     }
     return out.toByteArray();
   }
