@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -174,6 +175,35 @@ public abstract class BackingMapContract<K, C> {
     }
     map.multiPut(cells);
     assertCells(cells(0, 200, 0), map.multiGet(keys(0, 200)), "cells put in shuffled order");
+  }
+
+  @Test
+  void aPositionalReadFindsEachKeysCellAtItsPlace() {
+    IBackingMap<K, C> map = createMap();
+    map.multiPut(cells(0, 50, 0));
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < 80; i++) {
+      order.add(i); // 30 missing keys among them
+    }
+    Collections.shuffle(order, new Random(11));
+    order.add(order.get(0)); // and a repeated key
+    List<K> asked = new ArrayList<>();
+    for (int i : order) {
+      asked.add(key(i));
+    }
+    List<C> found = map.multiGetOrdered(asked);
+    assertEquals(asked.size(), found.size(), "multiGetOrdered returns one element per key asked for");
+    for (int at = 0; at < order.size(); at++) {
+      int i = order.get(at);
+      if (i < 50) {
+        assertCellEquals(cell(i), found.get(at), "multiGetOrdered: the cell of key " + key(i) + " at " + at);
+      } else {
+        assertNull(found.get(at), "multiGetOrdered: missing key " + key(i) + " at " + at + " reads as null");
+      }
+    }
+    assertThrows(UnsupportedOperationException.class, () -> found.clear(),
+        "multiGetOrdered must return an unmodifiable list");
+    assertEquals(List.of(), map.multiGetOrdered(List.of()), "no keys");
   }
 
   @Test

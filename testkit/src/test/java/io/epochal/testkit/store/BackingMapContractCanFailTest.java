@@ -30,7 +30,8 @@ class BackingMapContractCanFailTest {
     RETURNS_A_LIVE_VIEW(BackingMapContract::aResultIsASnapshot),
     ACCEPTS_NULLS(BackingMapContract::nullsAreRefused),
     DROPS_CELLS_OF_LARGE_PUTS(BackingMapContract::aLargeCallIsServedWhole),
-    RETURNS_A_MODIFIABLE_MAP(BackingMapContract::aMultiPutIsReadBackByMultiGet);
+    RETURNS_A_MODIFIABLE_MAP(BackingMapContract::aMultiPutIsReadBackByMultiGet),
+    POSITIONAL_READ_SKIPS_MISSING_KEYS(BackingMapContract::aPositionalReadFindsEachKeysCellAtItsPlace);
 
     final Consumer<BackingMapContract<String, Long>> caught;
 
@@ -80,6 +81,23 @@ class BackingMapContractCanFailTest {
         default -> keys.stream().filter(cells::containsKey).forEach(k -> found.put(k, cells.get(k)));
       }
       return defect == Defect.RETURNS_A_MODIFIABLE_MAP ? found : Collections.unmodifiableMap(found);
+    }
+
+    @Override
+    public List<Long> multiGetOrdered(List<? extends String> keys) {
+      if (defect != Defect.POSITIONAL_READ_SKIPS_MISSING_KEYS) {
+        return IBackingMap.super.multiGetOrdered(keys);
+      }
+      List<Long> found = new ArrayList<>(); // the stored cells only: the ones after a missing key move up
+      for (String k : keys) {
+        if (cells.containsKey(k)) {
+          found.add(cells.get(k));
+        }
+      }
+      while (found.size() < keys.size()) {
+        found.add(null);
+      }
+      return Collections.unmodifiableList(found);
     }
 
     @Override
