@@ -18,14 +18,16 @@ import java.util.Optional;
 
 /**
  * The child JVM of {@link TimerHeapTest}: over a RocksDB store, adds {@code count} processing-time timers in batches
- * of {@value #PER_BATCH} (triggers {@code BASE + (n * 7919) % DISTINCT}, never due while they are added), then moves
- * the clock to {@code BASE + DUE} and runs {@value #FIRE_BATCHES} more batches, each firing at most
- * {@value #PER_BATCH} timers. Checks that the fired triggers never go down, that they are the lowest ones, and prints
- * {@code DONE fired=F pending=P maxFired=M heapMax=H}, or {@code FAIL ...}. The timers are never all in memory: with
- * a small heap ({@code -Xmx64m}) the run fails with an {@link OutOfMemoryError} if they are.
+ * of {@code perBatch} (default {@value #PER_BATCH}; triggers {@code BASE + (n * 7919) % DISTINCT}, never due while
+ * they are added), then moves the clock to {@code BASE + DUE} and runs {@value #FIRE_BATCHES} more batches, each
+ * firing at most {@code perBatch} timers. Checks that the fired triggers never go down, that they are the lowest ones,
+ * and prints {@code DONE fired=F pending=P maxFired=M heapMax=H}, or {@code FAIL ...}. The timers are never all in
+ * memory: with a small heap ({@code -Xmx64m} for a million timers) the run fails with an {@link OutOfMemoryError} if
+ * they are.
  *
- * <p>Arguments: state directory, timer count, and optionally {@code memory}: the same run over the in-memory store
- * (the control, which keeps every row on the heap and must die of an {@link OutOfMemoryError} under {@code -Xmx64m}).
+ * <p>Arguments: state directory, timer count, optionally {@code rocksdb} (the default) or {@code memory} (the same run
+ * over the in-memory store: the control, which keeps every row on the heap and must die of an
+ * {@link OutOfMemoryError} under the small heap), and optionally {@code perBatch}.
  */
 public final class TimerHeapMain {
   static final int PER_BATCH = 10_000;
@@ -40,7 +42,8 @@ public final class TimerHeapMain {
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[0]);
     long count = Long.parseLong(args[1]);
-    long addBatches = (count + PER_BATCH - 1) / PER_BATCH;
+    int perBatch = args.length > 3 ? Integer.parseInt(args[3]) : PER_BATCH;
+    long addBatches = (count + perBatch - 1) / perBatch;
     long[] last = {-1};
     long[] fired = {0};
     String[] failure = {null};
@@ -51,14 +54,14 @@ public final class TimerHeapMain {
       FlowStates states = FlowStates.builder()
           .clock(b -> b.txid() <= addBatches ? 0 : BASE + DUE).build();
       PipelineBuilder builder = Pipeline.newBuilder("heap").checkpointStore(checkpoints);
-      Flow.process(builder.source(new Adds(count, addBatches)), "c", r -> r,
+      Flow.process(builder.source(new Adds(count, addBatches, perBatch)), "c", r -> r,
           () -> new KeyedProcessor<String, String, String>() {
             TimerClient<String, Void> timers;
 
             @Override
             public void init(ProcessorContext<String> context) {
               timers = context.timers(TimerSpec.of("t", TimeDomain.PROCESSING_TIME, Codecs.strings())
-                  .maxFiredPerBatch(PER_BATCH).build());
+                  .maxFiredPerBatch(perBatch).build());
             }
 
             @Override
@@ -79,7 +82,7 @@ public final class TimerHeapMain {
         pipeline.runUntilIdle();
       }
       long pending = pending(store);
-      long expectedFired = Math.min(FIRE_BATCHES * (long) PER_BATCH, dueCount(count));
+      long expectedFired = Math.min(FIRE_BATCHES * (long) perBatch, dueCount(count));
       if (failure[0] == null && fired[0] != expectedFired) {
         failure[0] = "fired " + fired[0] + ", expected " + expectedFired;
       }
@@ -139,14 +142,16 @@ public final class TimerHeapMain {
     return sum;
   }
 
-  /** Batch i < addBatches holds keys k(i*PER_BATCH) .. ; later batches are empty, up to FIRE_BATCHES of them. */
+  /** Batch i < addBatches holds keys k(i*perBatch) .. ; later batches are empty, up to FIRE_BATCHES of them. */
   static final class Adds implements TransactionalSpout<String, Long> {
     private final long count;
     private final long addBatches;
+    private final int perBatch;
 
-    Adds(long count, long addBatches) {
+    Adds(long count, long addBatches, int perBatch) {
       this.count = count;
       this.addBatches = addBatches;
+      this.perBatch = perBatch;
     }
 
     @Override
@@ -167,7 +172,7 @@ public final class TimerHeapMain {
 
     @Override
     public void emit(BatchAttempt attempt, Long batch, Collector<String> out) {
-      for (long n = batch * PER_BATCH; batch < addBatches && n < Math.min(count, (batch + 1) * PER_BATCH); n++) {
+      for (long n = batch * perBatch; batch < addBatches && n < Math.min(count, (batch + 1) * perBatch); n++) {
         out.emit("k" + n);
       }
     }
