@@ -49,6 +49,21 @@ class TransactionalTableLayoutTest {
     }
   }
 
+  /** The state "counts" of pipeline "p" over the checkpoint store of {@code epochs}, partition 0 of 1. */
+  private static MapState<String, Long> counts(ManualEpochs epochs) {
+    return TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
+        .makeState(epochs.context("counts", 0, 1));
+  }
+
+  /** Every committed count of table "p/counts". */
+  private static Map<String, Long> committed(TableStore store) {
+    Map<String, Long> rows = new java.util.HashMap<>();
+    for (Row row : scan(store)) {
+      rows.put((String) row.key().get(0), Codecs.longs().decode(row.getBytes("value")));
+    }
+    return rows;
+  }
+
   private static TableStore perKeyStore() {
     return TableStores.inMemoryBuilder().atomicMultiTableCommit(false).build();
   }
@@ -86,8 +101,7 @@ class TransactionalTableLayoutTest {
     TableStore store = TableStores.inMemory();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> map = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
-        .makeState(epochs.context("counts", 0, 1));
+    MapState<String, Long> map = counts(epochs);
     cps.load("p");
     map.begin(epochs.open(1));
     Map<String, ValueUpdater<Long>> first = new java.util.LinkedHashMap<>();
@@ -103,11 +117,7 @@ class TransactionalTableLayoutTest {
     map.multiPut(reordered);
     map.end();
     epochs.commit(META);
-    Map<String, Long> rows = new java.util.HashMap<>();
-    for (Row row : scan(store)) {
-      rows.put((String) row.key().get(0), Codecs.longs().decode(row.getBytes("value")));
-    }
-    assertEquals(Map.of("a", 10L, "b", 20L, "c", 1L, "d", 40L, "x", 90L), rows);
+    assertEquals(Map.of("a", 10L, "b", 20L, "c", 1L, "d", 40L, "x", 90L), committed(store));
   }
 
   /** A replay that skips keys writes a subsequence of the keys it looked up: each lands on its own row. */
@@ -116,15 +126,12 @@ class TransactionalTableLayoutTest {
     TableStore store = perKeyStore();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> first = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
-        .makeState(epochs.context("counts", 0, 1));
+    MapState<String, Long> first = counts(epochs);
     first.begin(epochs.open(1));
     first.multiUpdate(Map.of("a", plus(1), "c", plus(1)));
     first.abort();
-    TableCheckpointStore restarted = TableCheckpointStore.on(store);
-    ManualEpochs replays = new ManualEpochs(restarted, "p");
-    MapState<String, Long> replay = TransactionalTableLayout
-        .factory(KeyCodec.strings(), Codecs.longs()).makeState(replays.context("counts", 0, 1));
+    ManualEpochs replays = new ManualEpochs(TableCheckpointStore.on(store), "p");
+    MapState<String, Long> replay = counts(replays);
     replay.begin(replays.open(1));
     Map<String, ValueUpdater<Long>> all = new java.util.LinkedHashMap<>();
     all.put("a", plus(1));
@@ -133,11 +140,7 @@ class TransactionalTableLayoutTest {
     all.put("d", plus(4));
     assertEquals(Map.of("a", 1L, "b", 2L, "c", 1L, "d", 4L), replay.multiUpdate(all), "a and c are skipped");
     replay.end();
-    Map<String, Long> rows = new java.util.HashMap<>();
-    for (Row row : scan(store)) {
-      rows.put((String) row.key().get(0), Codecs.longs().decode(row.getBytes("value")));
-    }
-    assertEquals(Map.of("a", 1L, "b", 2L, "c", 1L, "d", 4L), rows);
+    assertEquals(Map.of("a", 1L, "b", 2L, "c", 1L, "d", 4L), committed(store));
   }
 
   @Test
@@ -145,15 +148,12 @@ class TransactionalTableLayoutTest {
     TableStore store = perKeyStore();
     TableCheckpointStore cps = TableCheckpointStore.on(store);
     ManualEpochs epochs = new ManualEpochs(cps, "p");
-    MapState<String, Long> first = TransactionalTableLayout.factory(KeyCodec.strings(), Codecs.longs())
-        .makeState(epochs.context("counts", 0, 1));
+    MapState<String, Long> first = counts(epochs);
     first.begin(epochs.open(1));
     first.multiUpdate(Map.of("a", plus(1)));
     first.abort();
-    TableCheckpointStore restarted = TableCheckpointStore.on(store);
-    ManualEpochs replays = new ManualEpochs(restarted, "p");
-    MapState<String, Long> replay = TransactionalTableLayout
-        .factory(KeyCodec.strings(), Codecs.longs()).makeState(replays.context("counts", 0, 1));
+    ManualEpochs replays = new ManualEpochs(TableCheckpointStore.on(store), "p");
+    MapState<String, Long> replay = counts(replays);
     replay.begin(replays.open(1));
     assertEquals(Map.of("a", 1L), replay.multiUpdate(Map.of("a", plus(1))), "txid 1 is already in the row");
     replays.abort();
