@@ -38,7 +38,8 @@ import java.util.OptionalLong;
  * row that cannot be decoded raises {@link StateCorruptedException} naming the table, the key and the txid column's
  * value, before anything is written. The epoch is the one the state over it was begun with ({@link #begin}, forwarded
  * by the map state); outside an epoch, or in a read-only one, reads see the committed rows and writes are refused.
- * Thread-safe (stateless besides the epoch). Internal.
+ * Thread-safe (stateless besides the epoch and the last lookup's table keys, an immutable value reused only for keys
+ * identical to its own). Internal.
  *
  * @param <K> the key type
  * @param <C> the cell type
