@@ -54,11 +54,7 @@ final class ClusterPostgres implements ClusterStore {
   @Override
   public EpochalTrident.SerializableSupplier<TableStore> workerStore() {
     String url = jdbcUrl();
-    // A worker frozen inside a commit (StormClusterFencingIT's SIGSTOP) holds its row locks, and so blocks the new
-    // worker's lease takeover, until the server ends its idle transaction: 10 s here instead of the default minute
-    // (a commit of this topology sits idle for milliseconds between its statements).
-    return () -> PostgresTableStore.builder(url).user(USER).password(PASSWORD).schema(SCHEMA).poolSize(2)
-        .transactionTimeout(java.time.Duration.ofSeconds(10)).build();
+    return () -> PostgresTableStore.builder(url).user(USER).password(PASSWORD).schema(SCHEMA).poolSize(2).build();
   }
 
   @Override

@@ -67,9 +67,6 @@ final class StormCluster implements AutoCloseable {
         + "<PatternLayout pattern=\"%d{HH:mm:ss.SSS} %t %c{1.} %p %m%n\"/></File></Appenders><Loggers>"
         + (worker ? "<Logger name=\"STDERR\" level=\"INFO\"/><Logger name=\"STDOUT\" level=\"INFO\"/>" : "")
         + "<Logger name=\"io.epochal\" level=\"INFO\"/>"
-        // Nimbus' view of executors and its reassignments: when a lost worker's executors moved, and why then.
-        + (worker ? "" : "<Logger name=\"org.apache.storm.daemon.nimbus\" level=\"INFO\"/>"
-            + "<Logger name=\"org.apache.storm.scheduler\" level=\"INFO\"/>")
         // The batch history a stall is read from: coordinator attempts, spout metadata writes, emitted ranges,
         // per-partition begin/commit.
         + (worker ? "<Logger name=\"io.epochal.trident\" level=\"DEBUG\"/>"
@@ -83,9 +80,6 @@ final class StormCluster implements AutoCloseable {
     return String.join("\n",
         "storm.zookeeper.servers: [\"127.0.0.1\"]",
         "storm.zookeeper.port: " + zkPort,
-        // A lost supervisor's (or frozen worker's) ZooKeeper session, and so its assignment, ends after 8 s instead of
-        // Storm's default 20 s (the server's tick is 3 s: sessions of 6 to 60 s).
-        "storm.zookeeper.session.timeout: 8000",
         "nimbus.seeds: [\"127.0.0.1\"]",
         "nimbus.thrift.port: " + nimbusPort,
         "storm.local.hostname: \"127.0.0.1\"",
@@ -97,10 +91,7 @@ final class StormCluster implements AutoCloseable {
         "nimbus.monitor.freq.secs: 2",
         "nimbus.supervisor.timeout.secs: 8",
         "nimbus.task.timeout.secs: 8",
-        // Nimbus counts an executor alive for this long after its assignment whatever its heartbeats say: at
-        // Storm's 120 s (60 s here before) a worker frozen soon after the submit kept its executors for up to a
-        // minute. 30 s is still over twice the ~12 s a worker took to start here at a load average of 5.
-        "nimbus.task.launch.secs: 30",
+        "nimbus.task.launch.secs: 60",
         "supervisor.monitor.frequency.secs: 1",
         "supervisor.worker.timeout.secs: 8",
         "supervisor.worker.start.timeout.secs: 60",
@@ -404,15 +395,13 @@ final class StormCluster implements AutoCloseable {
   }
 
   static void await(String what, Duration timeout, Check done) throws Exception {
-    long start = System.nanoTime();
-    long deadline = start + timeout.toNanos();
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (!done.ok()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("timed out after " + timeout + " waiting for " + what);
       }
       Thread.sleep(250);
     }
-    System.out.println("[storm-cluster] " + what + " after " + (System.nanoTime() - start) / 1_000_000 + " ms");
   }
 
   /** A condition polled by {@link #await}. */
